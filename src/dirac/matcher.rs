@@ -1,0 +1,360 @@
+//! `dirac::matcher` — which task queue and which job a pilot's JobAgent gets (seed 001,
+//! "Resource matching"; reference `dirac.md` §1.3–§1.4, §2.6).
+//!
+//! 1. Filter the TQs whose requirements the resource satisfies ([`tq_matches`]).
+//! 2. Order them: the seed takes the highest CPU time first, then the smallest
+//!    `RAND()/Priority`; DIRAC since 2009-04 uses `RAND()/Priority` only.
+//! 3. Inside the chosen TQ, draw a UserPriority level with the same `RAND()/RealPriority`
+//!    rule over jobs, take the first N jobs of that level by job id (10 in the seed, 50 in v9)
+//!    and pick one at random.
+//!
+//! `ORDER BY RAND()/p` takes the row with the smallest `U/p`. That is **not** sampling in
+//! proportion to `p` (reference §2.6): for two TQs `Pr(first) = 1 − p2/(2·p1)`. We draw
+//! exactly that `argmin`. For the level of n jobs at one priority, the minimum of n uniforms
+//! is Beta(1, n), drawn with one uniform ([`crate::engine::dist::min_of_uniforms`]).
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+use super::taskqueue::{JobId, TaskQueue, TaskQueueDb, TqDefinition, TqId, real_priority};
+use crate::engine::dist;
+
+/// How matching TQs are ordered (reference §1.3, "History of the ordering").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum TqOrdering {
+    /// Seed 001: highest CPU time first, then smallest `RAND()/Priority`.
+    #[default]
+    CpuThenRandomPriority,
+    /// DIRAC since 2009-04-14: smallest `RAND()/Priority` only.
+    RandomPriority,
+}
+
+/// Matcher settings of a scenario (`dirac.matcher`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MatcherSettings {
+    /// TQ ordering: the seed's CPU-first order, or v9's RAND()/Priority only.
+    pub ordering: TqOrdering,
+    /// How many of the oldest jobs of the drawn level the random pick is among: 10 in the
+    /// seed (and until 2012-08), 50 in v9 (reference §1.4).
+    pub jobs_per_level: u32,
+}
+
+impl Default for MatcherSettings {
+    fn default() -> Self {
+        Self { ordering: TqOrdering::CpuThenRandomPriority, jobs_per_level: 10 }
+    }
+}
+
+/// The pilot identity a JobAgent presents (seed 000: generic or private pilots).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PilotIdentity {
+    /// Runs any non-"private" TQ of any user or group.
+    Generic,
+    /// Runs only its owner's TQs in its group (the group's TQs if the group has JOB_SHARING);
+    /// presents PilotType "private".
+    Private { owner: u32, group: u32 },
+}
+
+/// The resource description a JobAgent sends to the Matcher (seed 001; reference §5).
+#[derive(Debug, Clone, Copy)]
+pub struct Resource<'a> {
+    pub identity: PilotIdentity,
+    /// The interned id of the pilot type "private" (what a private pilot presents).
+    pub private_type: u32,
+    pub setup: u32,
+    pub site: u32,
+    pub grid_ce: u32,
+    pub platform: u32,
+    /// Tags the resource offers, sorted.
+    pub tags: &'a [u32],
+    /// CPU work left in the pilot (normalised seconds).
+    pub cpu_time: f64,
+}
+
+/// True if the TQ's requirements accept this resource: every filter of seed 001.
+///
+/// `job_sharing(group)` tells whether a group has the JOB_SHARING property.
+pub fn tq_matches(def: &TqDefinition, r: &Resource, job_sharing: impl Fn(u32) -> bool) -> bool {
+    let accepts = |list: &[u32], v: u32| list.is_empty() || list.binary_search(&v).is_ok();
+    // Owner group (and DN unless the group has JOB_SHARING) for private pilots; pilot type.
+    let resource_type = match r.identity {
+        PilotIdentity::Generic => None,
+        PilotIdentity::Private { owner, group } => {
+            if def.group != group || (!job_sharing(group) && def.owner != owner) {
+                return false;
+            }
+            Some(r.private_type)
+        }
+    };
+    let pilot_type_ok = def.pilot_types.is_empty()
+        || resource_type.is_some_and(|t| def.pilot_types.binary_search(&t).is_ok());
+    pilot_type_ok
+        && def.setup == r.setup
+        && def.cpu_time as f64 <= r.cpu_time
+        && accepts(&def.sites, r.site)
+        && def.banned_sites.binary_search(&r.site).is_err()
+        && accepts(&def.grid_ces, r.grid_ce)
+        && accepts(&def.platforms, r.platform)
+        && def.tags.iter().all(|t| r.tags.binary_search(t).is_ok())
+}
+
+/// The index of the smallest `U_i / w_i` (one uniform per candidate, in order): the SQL
+/// `ORDER BY RAND()/w ASC LIMIT 1`.
+pub fn argmin_rand_over<R: Rng + ?Sized>(rng: &mut R, weights: &[f64]) -> Option<usize> {
+    let mut best: Option<(usize, f64)> = None;
+    for (i, &w) in weights.iter().enumerate() {
+        let key = dist::uniform01(rng) / w;
+        if best.is_none_or(|(_, b)| key < b) {
+            best = Some((i, key));
+        }
+    }
+    best.map(|(i, _)| i)
+}
+
+/// Choose a TQ among the matching candidates, in the configured ordering.
+pub fn select_task_queue<R: Rng + ?Sized>(
+    candidates: &[&TaskQueue],
+    ordering: TqOrdering,
+    rng: &mut R,
+) -> Option<TqId> {
+    let pool: Vec<&TaskQueue> = match ordering {
+        TqOrdering::RandomPriority => candidates.to_vec(),
+        TqOrdering::CpuThenRandomPriority => {
+            let top = candidates.iter().map(|t| t.def.cpu_time).max()?;
+            candidates.iter().copied().filter(|t| t.def.cpu_time == top).collect()
+        }
+    };
+    let weights: Vec<f64> = pool.iter().map(|t| t.priority).collect();
+    argmin_rand_over(rng, &weights).map(|i| pool[i].id)
+}
+
+/// Choose a job inside a TQ: a UserPriority level by `RAND()/RealPriority` over its jobs
+/// (one Beta(1, n) draw per level), then one of the first `jobs_per_level` job ids of that
+/// level, uniformly (seed 001; reference §1.4).
+pub fn select_job<R: Rng + ?Sized>(tq: &TaskQueue, jobs_per_level: u32, rng: &mut R) -> Option<JobId> {
+    let mut best: Option<(u8, f64)> = None;
+    for (&level, jobs) in &tq.levels {
+        let key = dist::min_of_uniforms(rng, jobs.len() as u64) / real_priority(level);
+        if best.is_none_or(|(_, b)| key < b) {
+            best = Some((level, key));
+        }
+    }
+    let jobs = &tq.levels[&best?.0];
+    let n = jobs.len().min(jobs_per_level.max(1) as usize);
+    jobs.iter().nth(dist::index(rng, n)).copied()
+}
+
+/// A successful match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Match {
+    pub tq: TqId,
+    pub job: JobId,
+}
+
+/// The whole Matcher request: filter, order, pick a job. The caller removes the job from
+/// the TQ (and recomputes priorities if the TQ empties).
+pub fn request_job<R: Rng + ?Sized>(
+    db: &TaskQueueDb,
+    resource: &Resource,
+    job_sharing: impl Fn(u32) -> bool,
+    settings: &MatcherSettings,
+    rng: &mut R,
+) -> Option<Match> {
+    let candidates: Vec<&TaskQueue> =
+        db.iter().filter(|t| tq_matches(&t.def, resource, &job_sharing)).collect();
+    let tq = select_task_queue(&candidates, settings.ordering, rng)?;
+    let job = select_job(db.get(tq)?, settings.jobs_per_level, rng)?;
+    Some(Match { tq, job })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dirac::taskqueue::canonical;
+    use crate::engine::RngStreams;
+
+    const PRIVATE: u32 = 99;
+
+    fn def() -> TqDefinition {
+        TqDefinition {
+            owner: 1,
+            group: 1,
+            setup: 0,
+            cpu_time: 5000,
+            sites: vec![],
+            banned_sites: vec![],
+            platforms: vec![],
+            grid_ces: vec![],
+            pilot_types: vec![],
+            submit_pools: vec![],
+            tags: vec![],
+            force_generic: false,
+        }
+    }
+
+    fn resource(tags: &[u32]) -> Resource<'_> {
+        Resource {
+            identity: PilotIdentity::Generic,
+            private_type: PRIVATE,
+            setup: 0,
+            site: 7,
+            grid_ce: 70,
+            platform: 3,
+            tags,
+            cpu_time: 10_000.0,
+        }
+    }
+
+    #[test]
+    fn every_seed_filter() {
+        let r = resource(&[5, 6]);
+        let no_js = |_| false;
+        assert!(tq_matches(&def(), &r, no_js));
+        let check = |f: &dyn Fn(&mut TqDefinition), want: bool| {
+            let mut d = def();
+            f(&mut d);
+            assert_eq!(tq_matches(&d, &r, no_js), want, "{d:?}");
+        };
+        check(&|d| d.setup = 1, false); // Setup must match
+        check(&|d| d.cpu_time = 10_000, true); // TQ CPU ≤ resource CPU
+        check(&|d| d.cpu_time = 10_001, false);
+        check(&|d| d.sites = canonical(vec![8, 7]), true); // site accepted
+        check(&|d| d.sites = vec![8], false);
+        check(&|d| d.banned_sites = vec![7], false); // banned site
+        check(&|d| d.grid_ces = vec![70], true); // GridCE
+        check(&|d| d.grid_ces = vec![71], false);
+        check(&|d| d.platforms = vec![3, 4], true); // platform
+        check(&|d| d.platforms = vec![4], false);
+        check(&|d| d.tags = vec![5], true); // TQ tags ⊆ resource tags
+        check(&|d| d.tags = vec![5, 9], false);
+        check(&|d| d.pilot_types = vec![PRIVATE], false); // generic pilot, private-only TQ
+    }
+
+    #[test]
+    fn private_pilots_match_owner_and_group_unless_job_sharing() {
+        let mut r = resource(&[]);
+        r.identity = PilotIdentity::Private { owner: 2, group: 1 };
+        let mut d = def();
+        d.pilot_types = vec![PRIVATE];
+        assert!(!tq_matches(&d, &r, |_| false), "other owner, no JOB_SHARING");
+        assert!(tq_matches(&d, &r, |_| true), "JOB_SHARING: group only");
+        r.identity = PilotIdentity::Private { owner: 1, group: 2 };
+        assert!(!tq_matches(&d, &r, |_| true), "other group");
+        r.identity = PilotIdentity::Private { owner: 1, group: 1 };
+        assert!(tq_matches(&d, &r, |_| false));
+        d.pilot_types.clear();
+        assert!(tq_matches(&d, &r, |_| false), "a TQ without PilotTypes takes private pilots");
+    }
+
+    /// Pr(i first) for `ORDER BY RAND()/p`, by numerical integration of reference §2.6's
+    /// `∫_0^{1/p_i} p_i · Π_{j≠i} max(0, 1 − p_j·x) dx`.
+    fn theory(p: &[f64], i: usize) -> f64 {
+        let steps = 200_000;
+        let h = (1.0 / p[i]) / steps as f64;
+        (0..steps)
+            .map(|k| {
+                let x = (k as f64 + 0.5) * h;
+                p[i] * p.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, pj)| (1.0 - pj * x).max(0.0)).product::<f64>()
+            })
+            .sum::<f64>()
+            * h
+    }
+
+    #[test]
+    fn rand_over_priority_is_not_proportional_two_tq_closed_form() {
+        // Reference §2.6: for p1 ≥ p2, Pr(first) = 1 − p2/(2·p1); p1 = 2·p2 gives 0.75, not 0.667.
+        let mut rng = RngStreams::new(7).stream("test/argmin");
+        let n = 200_000;
+        for (p1, p2) in [(2.0, 1.0), (1000.0, 250.0), (3.0, 3.0)] {
+            let first = (0..n).filter(|_| argmin_rand_over(&mut rng, &[p1, p2]) == Some(0)).count();
+            let got = first as f64 / n as f64;
+            let want = 1.0 - p2 / (2.0 * p1);
+            let sigma = (want * (1.0 - want) / n as f64).sqrt();
+            assert!((got - want).abs() < 5.0 * sigma, "p=({p1},{p2}) got {got} want {want}");
+        }
+        assert!((theory(&[2.0, 1.0], 0) - 0.75).abs() < 1e-6);
+    }
+
+    #[test]
+    fn five_tq_distribution_matches_mariadb_check() {
+        // Reference §2.6: priorities 250/250/500/2500/1000 → theory 0.040/0.040/0.082/0.665/0.175
+        // (proportional sampling would give 0.056/0.056/0.111/0.556/0.222).
+        let p = [250.0, 250.0, 500.0, 2500.0, 1000.0];
+        let mut rng = RngStreams::new(11).stream("test/five");
+        let n = 200_000;
+        let mut counts = [0usize; 5];
+        for _ in 0..n {
+            counts[argmin_rand_over(&mut rng, &p).unwrap()] += 1;
+        }
+        for (i, want_rounded) in [0.040, 0.040, 0.082, 0.665, 0.175].into_iter().enumerate() {
+            let want = theory(&p, i);
+            assert!((want - want_rounded).abs() < 0.0011, "theory {i}: {want}");
+            let got = counts[i] as f64 / n as f64;
+            let sigma = (want * (1.0 - want) / n as f64).sqrt();
+            assert!((got - want).abs() < 5.0 * sigma, "TQ {i}: got {got} want {want}");
+        }
+    }
+
+    fn tq_with(levels: &[(u8, u32)]) -> TaskQueue {
+        let mut db = TaskQueueDb::new();
+        let mut id = 0;
+        for &(p, n) in levels {
+            for _ in 0..n {
+                id += 1;
+                db.insert_job(def(), id, p);
+            }
+        }
+        db.get(1).unwrap().clone()
+    }
+
+    #[test]
+    fn level_choice_uses_min_of_uniforms_per_level() {
+        // Reference §2.6: 20 jobs at priority 1 and 20 at priority 5 → P(level 5) = 0.838.
+        let tq = tq_with(&[(1, 20), (5, 20)]);
+        let mut rng = RngStreams::new(3).stream("test/level");
+        let n = 100_000;
+        let hi = (0..n).filter(|_| select_job(&tq, 10, &mut rng).unwrap() > 20).count();
+        let got = hi as f64 / n as f64;
+        let mut ps = vec![1.0; 20];
+        ps.extend(vec![5.0; 20]);
+        let want: f64 = (20..40).map(|i| theory(&ps, i)).sum();
+        assert!((want - 0.838).abs() < 0.001, "theory {want}");
+        assert!((got - want).abs() < 5.0 * (want * (1.0 - want) / n as f64).sqrt(), "got {got}");
+    }
+
+    #[test]
+    fn job_is_uniform_among_the_first_n_by_job_id() {
+        let tq = tq_with(&[(1, 30)]);
+        let mut rng = RngStreams::new(5).stream("test/first-n");
+        let mut counts = [0usize; 31];
+        for _ in 0..50_000 {
+            counts[select_job(&tq, 10, &mut rng).unwrap() as usize] += 1;
+        }
+        assert!(counts[11..].iter().all(|&c| c == 0), "only jobs 1..=10");
+        assert!(counts[1..=10].iter().all(|&c| (4_500..5_500).contains(&c)), "{counts:?}");
+    }
+
+    #[test]
+    fn cpu_first_ordering_takes_the_longest_tq() {
+        let mut db = TaskQueueDb::new();
+        let mut d = def();
+        db.insert_job(d.clone(), 1, 1);
+        d.cpu_time = 500;
+        db.insert_job(d, 2, 1);
+        db.get_mut(1).unwrap().priority = 0.001;
+        db.get_mut(2).unwrap().priority = 1e6;
+        let all: Vec<&TaskQueue> = db.iter().collect();
+        let mut rng = RngStreams::new(1).stream("test/cpu");
+        for _ in 0..100 {
+            assert_eq!(select_task_queue(&all, TqOrdering::CpuThenRandomPriority, &mut rng), Some(1));
+        }
+        let by_prio = (0..100)
+            .filter(|_| select_task_queue(&all, TqOrdering::RandomPriority, &mut rng) == Some(2))
+            .count();
+        assert_eq!(by_prio, 100);
+        let r = resource(&[]);
+        let m = request_job(&db, &r, |_| false, &MatcherSettings::default(), &mut rng).unwrap();
+        assert_eq!(m, Match { tq: 1, job: 1 });
+    }
+}

@@ -1,0 +1,9 @@
+//! The DIRAC decision modules, pure and engine-agnostic: plain functions and small structs
+//! over explicit inputs, randomness passed in. Each is named after the DIRAC component it
+//! reimplements and cites the seed and reference sections it follows.
+
+pub mod director;
+pub mod job_agent;
+pub mod matcher;
+pub mod priority;
+pub mod taskqueue;

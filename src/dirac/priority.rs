@@ -1,0 +1,271 @@
+//! `dirac::priority` — task-queue priorities from group shares (seed 002, "Priority
+//! implementation"; reference `dirac.md` §2.1–§2.2).
+//!
+//! A group's JobShare `S_g` is the share of one *entity*: the whole group when it has the
+//! `JOB_SHARING` property, otherwise each of its `U_g` users with waiting task queues, who get
+//! `S_g / U_g`. Inside an entity the share is split among its TQs in proportion to a weight
+//! `w_t` built from the UserPriorities of the TQ's jobs:
+//!
+//! `P_t = max(S_entity · w_t / Σ_entity w, 0.001)`.
+//!
+//! - **Sum** (the seed, and the code until 2009-07-14): `w_t` = sum of the jobs' RealPriority,
+//!   so a TQ with more jobs gets more priority. Checked against the 2009 code (TaskQueueDB.py
+//!   v1.62, `__setPrioritiesForEntity`: `prio = share / totalPrio * SUM(RealPriority)`). With
+//!   equal job priorities and equal job counts this is the seed's "1/N" and "1/(N·U)".
+//! - **Average** (DIRAC since 2009-07-14, v9 today): `w_t` = average RealPriority, so the
+//!   number of jobs does not matter.
+//!
+//! RealPriority is `__hackJobPriority` of the UserPriority ([`real_priority`]).
+//! The floor `TQ_MIN_SHARE = 0.001` keeps every TQ drawable by `RAND()/Priority`.
+//!
+//! The shares that enter here may already be corrected by a share corrector (seed 002,
+//! "Dynamic share corrections"): [`EntityShares`] is that seam.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::taskqueue::{TaskQueue, TqId};
+
+/// `DEFAULT_GROUP_SHARE` (reference §2.1).
+pub const DEFAULT_GROUP_SHARE: f64 = 1000.0;
+/// `TQ_MIN_SHARE` (reference §2.1).
+pub const TQ_MIN_SHARE: f64 = 0.001;
+/// The group property that makes a group one share entity.
+pub const JOB_SHARING: &str = "JOB_SHARING";
+
+/// A DIRAC group as defined in the Registry (`/Registry/Groups/<g>`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GroupConfig {
+    pub name: String,
+    /// `JobShare`, default 1000 (reference §2.1).
+    #[serde(default = "default_job_share")]
+    pub job_share: f64,
+    /// `Properties`, e.g. `["JOB_SHARING"]`.
+    #[serde(default)]
+    pub properties: Vec<String>,
+    /// `Users` of the group.
+    #[serde(default)]
+    pub users: Vec<String>,
+}
+
+fn default_job_share() -> f64 {
+    DEFAULT_GROUP_SHARE
+}
+
+impl GroupConfig {
+    /// True if the group has the `JOB_SHARING` property.
+    pub fn job_sharing(&self) -> bool {
+        self.properties.iter().any(|p| p == JOB_SHARING)
+    }
+}
+
+/// How UserPriorities weight the TQs of one entity (reference §2.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum UserPriorityWeighting {
+    /// The seed's J: sum of the jobs' priorities in the TQ.
+    #[default]
+    Sum,
+    /// DIRAC since 2009-07: average of the jobs' priorities in the TQ.
+    Average,
+}
+
+/// Priority settings of a scenario (`dirac.priority`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PrioritySettings {
+    /// Sum (seed) or Average (DIRAC 9) weighting of UserPriorities.
+    pub user_priority_weighting: UserPriorityWeighting,
+    /// Period of the full recalculation: TaskQueuesAgent PollingTime 120 s (reference §2.4).
+    pub recalculation_period_s: f64,
+}
+
+impl Default for PrioritySettings {
+    fn default() -> Self {
+        Self { user_priority_weighting: UserPriorityWeighting::Sum, recalculation_period_s: 120.0 }
+    }
+}
+
+/// The share of each entity, possibly corrected: the seam for `dirac::corrector`.
+///
+/// `group` maps group id → group share (JobShare, times the global correction factor);
+/// `user_factor` maps (group id, owner id) → the in-group correction factor of a user
+/// (missing = 1).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EntityShares {
+    pub group: BTreeMap<u32, f64>,
+    pub user_factor: BTreeMap<(u32, u32), f64>,
+}
+
+/// The share entity a TQ belongs to: a JOB_SHARING group, or a (group, owner) pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Entity {
+    Group(u32),
+    User { group: u32, owner: u32 },
+}
+
+/// The entity of a TQ owned by `owner` in `group`.
+pub fn entity_of(group: u32, owner: u32, job_sharing: bool) -> Entity {
+    if job_sharing { Entity::Group(group) } else { Entity::User { group, owner } }
+}
+
+/// Users with task queues per non-JOB_SHARING group: `U_g` of seed 002.
+pub fn owners_per_group<'a>(tqs: impl Iterator<Item = &'a TaskQueue>) -> BTreeMap<u32, Vec<u32>> {
+    let mut out: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    for tq in tqs {
+        let owners = out.entry(tq.def.group).or_default();
+        if let Err(pos) = owners.binary_search(&tq.def.owner) {
+            owners.insert(pos, tq.def.owner);
+        }
+    }
+    out
+}
+
+/// Compute the priority of every TQ.
+///
+/// `job_sharing(g)` tells whether group `g` has JOB_SHARING; `shares` gives each group's
+/// (possibly corrected) share — a group missing from it gets [`DEFAULT_GROUP_SHARE`].
+/// Returns `(tq id, priority)` in TQ-id order.
+pub fn compute<'a>(
+    tqs: impl Iterator<Item = &'a TaskQueue> + Clone,
+    job_sharing: impl Fn(u32) -> bool,
+    shares: &EntityShares,
+    weighting: UserPriorityWeighting,
+) -> Vec<(TqId, f64)> {
+    let owners = owners_per_group(tqs.clone());
+    let weight = |tq: &TaskQueue| match weighting {
+        UserPriorityWeighting::Sum => tq.sum_real_priority,
+        UserPriorityWeighting::Average => tq.sum_real_priority / f64::from(tq.n_jobs.max(1)),
+    };
+    // Σ w per entity.
+    let mut totals: BTreeMap<Entity, f64> = BTreeMap::new();
+    for tq in tqs.clone() {
+        let e = entity_of(tq.def.group, tq.def.owner, job_sharing(tq.def.group));
+        *totals.entry(e).or_default() += weight(tq);
+    }
+    tqs.map(|tq| {
+        let g = tq.def.group;
+        let group_share = shares.group.get(&g).copied().unwrap_or(DEFAULT_GROUP_SHARE);
+        let e = entity_of(g, tq.def.owner, job_sharing(g));
+        let entity_share = match e {
+            Entity::Group(_) => group_share,
+            Entity::User { group, owner } => {
+                let users = owners.get(&group).map_or(1, Vec::len) as f64;
+                let factor = shares.user_factor.get(&(group, owner)).copied().unwrap_or(1.0);
+                group_share / users * factor
+            }
+        };
+        let total = totals[&e];
+        let p = if total > 0.0 { entity_share * weight(tq) / total } else { 0.0 };
+        (tq.id, p.max(TQ_MIN_SHARE))
+    })
+    .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dirac::taskqueue::{TaskQueueDb, TqDefinition};
+
+    fn def(group: u32, owner: u32, cpu: u64) -> TqDefinition {
+        TqDefinition {
+            owner,
+            group,
+            setup: 0,
+            cpu_time: cpu,
+            sites: vec![],
+            banned_sites: vec![],
+            platforms: vec![],
+            grid_ces: vec![],
+            pilot_types: vec![],
+            submit_pools: vec![],
+            tags: vec![],
+            force_generic: false,
+        }
+    }
+
+    fn shares(list: &[(u32, f64)]) -> EntityShares {
+        EntityShares { group: list.iter().copied().collect(), user_factor: BTreeMap::new() }
+    }
+
+    fn prio(db: &TaskQueueDb, js: &[u32], s: &EntityShares, w: UserPriorityWeighting) -> Vec<f64> {
+        compute(db.iter(), |g| js.contains(&g), s, w).into_iter().map(|(_, p)| p).collect()
+    }
+
+    #[test]
+    fn job_sharing_group_splits_1_over_n() {
+        // Seed 002: a JOB_SHARING group's TQ gets 1/N of the group priority.
+        let mut db = TaskQueueDb::new();
+        let mut job = 0;
+        for (owner, cpu) in [(1, 500), (2, 5000), (3, 50_000), (1, 300_000)] {
+            job += 1;
+            db.insert_job(def(0, owner, cpu), job, 1);
+        }
+        let p = prio(&db, &[0], &shares(&[(0, 3000.0)]), UserPriorityWeighting::Sum);
+        assert_eq!(p, vec![750.0; 4]);
+    }
+
+    #[test]
+    fn other_groups_split_1_over_n_times_u() {
+        // Seed 002: 1/(N·U), U = users with waiting jobs, N = TQs of that user.
+        let mut db = TaskQueueDb::new();
+        db.insert_job(def(1, 10, 500), 1, 1);
+        db.insert_job(def(1, 10, 5000), 2, 1);
+        db.insert_job(def(1, 11, 500), 3, 1);
+        let p = prio(&db, &[], &shares(&[(1, 1000.0)]), UserPriorityWeighting::Sum);
+        assert_eq!(p, vec![250.0, 250.0, 500.0]);
+    }
+
+    #[test]
+    fn sum_weighting_counts_jobs_average_does_not() {
+        // Reference §2.2: under AVG, one job at priority 5 outweighs many at priority 1;
+        // under SUM (seed), ten jobs at priority 1 outweigh one at priority 5.
+        let mut db = TaskQueueDb::new();
+        for j in 0..10 {
+            db.insert_job(def(0, 1, 500), j, 1);
+        }
+        db.insert_job(def(0, 1, 5000), 100, 5);
+        let s = shares(&[(0, 1500.0)]);
+        let sum = prio(&db, &[0], &s, UserPriorityWeighting::Sum);
+        assert!((sum[0] - 1000.0).abs() < 1e-9 && (sum[1] - 500.0).abs() < 1e-9, "{sum:?}");
+        let avg = prio(&db, &[0], &s, UserPriorityWeighting::Average);
+        assert!((avg[0] - 250.0).abs() < 1e-9 && (avg[1] - 1250.0).abs() < 1e-9, "{avg:?}");
+    }
+
+    #[test]
+    fn dirac9_unit_test_vectors() {
+        // DIRAC's Test_TaskQueueDB.py (reference §6): TQs differing only in CPUTime with average
+        // priorities 5/3/2 get share·{0.5, 0.3, 0.2}; all equal → share/3 each.
+        let mut db = TaskQueueDb::new();
+        db.insert_job(def(0, 1, 500), 1, 5);
+        db.insert_job(def(0, 1, 5000), 2, 3);
+        db.insert_job(def(0, 1, 50_000), 3, 2);
+        for share in [0.5, 1.0, 2.0] {
+            let p = prio(&db, &[0], &shares(&[(0, share)]), UserPriorityWeighting::Average);
+            let want = [share * 0.5, share * 0.3, share * 0.2];
+            for (got, want) in p.iter().zip(want) {
+                assert!((got - want.max(TQ_MIN_SHARE)).abs() < 1e-12, "{p:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn missing_share_defaults_to_1000_and_user_factor_applies() {
+        let mut db = TaskQueueDb::new();
+        db.insert_job(def(4, 1, 500), 1, 1);
+        db.insert_job(def(4, 2, 500), 2, 1);
+        let mut s = EntityShares::default();
+        s.user_factor.insert((4, 2), 3.0);
+        let p = prio(&db, &[], &s, UserPriorityWeighting::Sum);
+        assert_eq!(p, vec![500.0, 1500.0]);
+    }
+
+    #[test]
+    fn floor_and_zero_share() {
+        let mut db = TaskQueueDb::new();
+        db.insert_job(def(0, 1, 500), 1, 0);
+        let p = prio(&db, &[0], &shares(&[(0, 0.0)]), UserPriorityWeighting::Sum);
+        assert_eq!(p, vec![TQ_MIN_SHARE]);
+    }
+}

@@ -1,0 +1,344 @@
+//! `dirac::taskqueue` — the TaskQueueDB: jobs grouped into task queues by identical
+//! requirements (seed 001, "Task Queue creation"; reference `dirac.md` §1.1–§1.2).
+//!
+//! A task queue (TQ) holds every waiting job whose requirements are identical: owner, owner
+//! group, setup, CPU segment, sites, banned sites, platforms, Grid CEs, pilot types, submit
+//! pools and tags. Strings are interned by the caller into `u32` ids; multi-valued fields are
+//! kept sorted and deduplicated, so the definition compares as a set (as the real SQL does).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+/// Task-queue id, in creation order (DIRAC's auto-increment `TQId`).
+pub type TqId = u32;
+/// Job id, in submission order (DIRAC's `JobID`).
+pub type JobId = u32;
+
+/// The CPU-time segments a job's `CPUTime` is rounded up to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub enum CpuSegments {
+    /// The seed's four segments 500, 5000, 50000, 300000 s (seed 001; in the code from
+    /// 2008-11 to 2009-07, reference §1.2).
+    #[default]
+    Seed2009,
+    /// Today's 13 segments, 360 s … 1 080 000 s (DIRAC 9 `__defaultCPUSegments`, reference §1.2).
+    Dirac9,
+    /// Any strictly increasing list (the Operations option `taskQueueCPUTimeIntervals`).
+    Custom(Vec<f64>),
+}
+
+const SEED_2009_SEGMENTS: [f64; 4] = [500.0, 5000.0, 50_000.0, 300_000.0];
+const DIRAC9_SEGMENTS: [f64; 13] = [
+    360.0, 1800.0, 3600.0, 21_600.0, 43_200.0, 86_400.0, 172_800.0, 259_200.0, 345_600.0,
+    518_400.0, 691_200.0, 864_000.0, 1_080_000.0,
+];
+
+impl CpuSegments {
+    /// The segment boundaries, in seconds.
+    pub fn values(&self) -> &[f64] {
+        match self {
+            CpuSegments::Seed2009 => &SEED_2009_SEGMENTS,
+            CpuSegments::Dirac9 => &DIRAC9_SEGMENTS,
+            CpuSegments::Custom(v) => v,
+        }
+    }
+
+    /// `fitCPUTimeToSegments`: the first segment ≥ `cpu_time`, or the last segment when the
+    /// time is longer than all of them (seed 001: "if the job CPU time exceeds 300000 the
+    /// TaskQueue will have 300000 at maximum").
+    pub fn fit(&self, cpu_time: f64) -> f64 {
+        let v = self.values();
+        v.iter().copied().find(|&s| s >= cpu_time).unwrap_or_else(|| v[v.len() - 1])
+    }
+
+    /// The longest segment: the director's `maxCPU` (reference §4.1).
+    pub fn max(&self) -> f64 {
+        *self.values().last().expect("validated non-empty")
+    }
+
+    /// Problems with a custom list (empty, not strictly increasing, not positive).
+    pub fn problems(&self) -> Vec<String> {
+        let v = self.values();
+        let mut out = Vec::new();
+        if v.is_empty() {
+            out.push("the list of CPU segments is empty".to_string());
+        }
+        if v.iter().any(|x| !(x.is_finite() && *x > 0.0)) {
+            out.push("CPU segments must be positive numbers of seconds".to_string());
+        }
+        if v.windows(2).any(|w| w[0] >= w[1]) {
+            out.push("CPU segments must be strictly increasing".to_string());
+        }
+        out
+    }
+}
+
+/// Task-queue settings of a scenario (`dirac.task_queues`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct TaskQueueSettings {
+    /// CPU segmentation; the seed's four segments by default.
+    pub cpu_segments: CpuSegments,
+}
+
+/// The grouping key of a task queue: every requirement of seed 001, interned.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TqDefinition {
+    /// Owner (user) id.
+    pub owner: u32,
+    /// Owner group id.
+    pub group: u32,
+    /// Setup id (2009 TQs had a mandatory Setup).
+    pub setup: u32,
+    /// CPU time after rounding up to a segment, in whole seconds.
+    pub cpu_time: u64,
+    pub sites: Vec<u32>,
+    pub banned_sites: Vec<u32>,
+    pub platforms: Vec<u32>,
+    pub grid_ces: Vec<u32>,
+    pub pilot_types: Vec<u32>,
+    pub submit_pools: Vec<u32>,
+    pub tags: Vec<u32>,
+    /// The `ForceGeneric` flag of the director (seed 000).
+    pub force_generic: bool,
+}
+
+/// Sort and deduplicate a multi-valued field so that definitions compare as sets.
+pub fn canonical(mut v: Vec<u32>) -> Vec<u32> {
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// One task queue: its definition, its priority, and its waiting jobs by UserPriority level.
+#[derive(Debug, Clone)]
+pub struct TaskQueue {
+    pub id: TqId,
+    pub def: TqDefinition,
+    /// Current priority (written by `dirac::priority`); a new TQ starts at 1 (reference §1.1).
+    pub priority: f64,
+    /// Waiting jobs by UserPriority level, each level ordered by job id.
+    pub levels: BTreeMap<u8, BTreeSet<JobId>>,
+    /// Number of waiting jobs.
+    pub n_jobs: u32,
+    /// Sum of the UserPriorities of the waiting jobs.
+    pub sum_user_priority: u64,
+    /// Sum of the RealPriorities (`__hackJobPriority`) of the waiting jobs.
+    pub sum_real_priority: f64,
+}
+
+/// `__hackJobPriority` (reference §1.4): the weight of a UserPriority in `RAND()/RealPriority`
+/// draws: 0 → 1e-5, 1..9 unchanged, 10 → 1e6, so level-10 jobs practically always go first
+/// and level-0 jobs practically never while others wait.
+pub fn real_priority(user_priority: u8) -> f64 {
+    match user_priority {
+        0 => 1e-5,
+        p if p >= 10 => 1e6,
+        p => f64::from(p),
+    }
+}
+
+/// What happened to a task queue when a job was added or removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TqChange {
+    /// The job went into an existing TQ.
+    Existing(TqId),
+    /// A new TQ was created for it (priorities must be recomputed).
+    Created(TqId),
+    /// The TQ still has jobs.
+    Remains(TqId),
+    /// The TQ became empty and was deleted (priorities must be recomputed).
+    Deleted(TqId),
+}
+
+/// The task-queue database: TQs by id (creation order) and an index by definition.
+#[derive(Debug, Clone, Default)]
+pub struct TaskQueueDb {
+    tqs: BTreeMap<TqId, TaskQueue>,
+    by_def: BTreeMap<TqDefinition, TqId>,
+    next_id: TqId,
+}
+
+impl TaskQueueDb {
+    pub fn new() -> Self {
+        Self { next_id: 1, ..Self::default() }
+    }
+
+    /// Insert a waiting job into the TQ with its exact definition, creating it if needed.
+    pub fn insert_job(&mut self, def: TqDefinition, job: JobId, user_priority: u8) -> TqChange {
+        let (id, created) = match self.by_def.get(&def) {
+            Some(&id) => (id, false),
+            None => {
+                let id = self.next_id;
+                self.next_id += 1;
+                self.by_def.insert(def.clone(), id);
+                let tq = TaskQueue {
+                    id,
+                    def,
+                    priority: 1.0,
+                    levels: BTreeMap::new(),
+                    n_jobs: 0,
+                    sum_user_priority: 0,
+                    sum_real_priority: 0.0,
+                };
+                self.tqs.insert(id, tq);
+                (id, true)
+            }
+        };
+        let tq = self.tqs.get_mut(&id).expect("just found or inserted");
+        tq.levels.entry(user_priority).or_default().insert(job);
+        tq.n_jobs += 1;
+        tq.sum_user_priority += u64::from(user_priority);
+        tq.sum_real_priority += real_priority(user_priority);
+        if created { TqChange::Created(id) } else { TqChange::Existing(id) }
+    }
+
+    /// Remove a job (matched, or killed) from its TQ; an emptied TQ is deleted at once.
+    /// Returns `None` if the job was not in that TQ.
+    pub fn remove_job(&mut self, id: TqId, job: JobId, user_priority: u8) -> Option<TqChange> {
+        let tq = self.tqs.get_mut(&id)?;
+        let level = tq.levels.get_mut(&user_priority)?;
+        if !level.remove(&job) {
+            return None;
+        }
+        if level.is_empty() {
+            tq.levels.remove(&user_priority);
+        }
+        tq.n_jobs -= 1;
+        tq.sum_user_priority -= u64::from(user_priority);
+        tq.sum_real_priority -= real_priority(user_priority);
+        if tq.n_jobs > 0 {
+            return Some(TqChange::Remains(id));
+        }
+        let tq = self.tqs.remove(&id).expect("present");
+        self.by_def.remove(&tq.def);
+        Some(TqChange::Deleted(id))
+    }
+
+    /// The TQ with this id, if it exists.
+    pub fn get(&self, id: TqId) -> Option<&TaskQueue> {
+        self.tqs.get(&id)
+    }
+
+    /// Mutable access (for writing priorities).
+    pub fn get_mut(&mut self, id: TqId) -> Option<&mut TaskQueue> {
+        self.tqs.get_mut(&id)
+    }
+
+    /// All TQs in id order.
+    pub fn iter(&self) -> impl Iterator<Item = &TaskQueue> + Clone {
+        self.tqs.values()
+    }
+
+    /// All TQs in id order, mutable.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut TaskQueue> {
+        self.tqs.values_mut()
+    }
+
+    /// Number of TQs.
+    pub fn len(&self) -> usize {
+        self.tqs.len()
+    }
+
+    /// True when there is no TQ.
+    pub fn is_empty(&self) -> bool {
+        self.tqs.is_empty()
+    }
+
+    /// Total waiting jobs over all TQs.
+    pub fn waiting_jobs(&self) -> u64 {
+        self.tqs.values().map(|t| u64::from(t.n_jobs)).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn def(owner: u32, cpu: u64, sites: Vec<u32>) -> TqDefinition {
+        TqDefinition {
+            owner,
+            group: 0,
+            setup: 0,
+            cpu_time: cpu,
+            sites: canonical(sites),
+            banned_sites: vec![],
+            platforms: vec![],
+            grid_ces: vec![],
+            pilot_types: vec![],
+            submit_pools: vec![],
+            tags: vec![],
+            force_generic: false,
+        }
+    }
+
+    #[test]
+    fn seed_segments_round_up_and_cap() {
+        // Seed 001: "if job requires 10 CPU time, the TaskQueue will have 500. If the job CPU
+        // time exceeds 300000 the TaskQueue will have 300000 at maximum."
+        let s = CpuSegments::Seed2009;
+        assert_eq!(s.fit(10.0), 500.0);
+        assert_eq!(s.fit(500.0), 500.0);
+        assert_eq!(s.fit(501.0), 5000.0);
+        assert_eq!(s.fit(50_000.0), 50_000.0);
+        assert_eq!(s.fit(86_400.0), 300_000.0);
+        assert_eq!(s.fit(1e9), 300_000.0);
+        assert_eq!(s.max(), 300_000.0);
+    }
+
+    #[test]
+    fn dirac9_segments_match_the_real_code() {
+        // Reference §1.2, checked on the real code: 1→360, 361→1800, 5000→21600,
+        // 86401→172800, 10^7→1080000.
+        let s = CpuSegments::Dirac9;
+        assert_eq!(s.values().len(), 13);
+        assert_eq!(s.fit(1.0), 360.0);
+        assert_eq!(s.fit(361.0), 1800.0);
+        assert_eq!(s.fit(5000.0), 21_600.0);
+        assert_eq!(s.fit(86_401.0), 172_800.0);
+        assert_eq!(s.fit(1e7), 1_080_000.0);
+    }
+
+    #[test]
+    fn custom_segments_are_checked() {
+        assert!(CpuSegments::Custom(vec![]).problems().len() == 1);
+        assert!(!CpuSegments::Custom(vec![10.0, 5.0]).problems().is_empty());
+        assert!(CpuSegments::Custom(vec![10.0, 50.0]).problems().is_empty());
+    }
+
+    #[test]
+    fn identical_requirements_share_a_tq_and_sets_ignore_order() {
+        let mut db = TaskQueueDb::new();
+        assert_eq!(db.insert_job(def(1, 500, vec![2, 1]), 10, 1), TqChange::Created(1));
+        assert_eq!(db.insert_job(def(1, 500, vec![1, 2, 2]), 11, 1), TqChange::Existing(1));
+        assert_eq!(db.insert_job(def(1, 5000, vec![1, 2]), 12, 1), TqChange::Created(2));
+        assert_eq!(db.insert_job(def(2, 500, vec![1, 2]), 13, 1), TqChange::Created(3));
+        assert_eq!(db.len(), 3);
+        assert_eq!(db.get(1).unwrap().n_jobs, 2);
+        assert_eq!(db.waiting_jobs(), 4);
+    }
+
+    #[test]
+    fn removing_the_last_job_deletes_the_tq_and_a_new_one_gets_a_new_id() {
+        let mut db = TaskQueueDb::new();
+        db.insert_job(def(1, 500, vec![]), 1, 3);
+        db.insert_job(def(1, 500, vec![]), 2, 1);
+        let tq = db.get(1).unwrap();
+        assert_eq!(tq.sum_user_priority, 4);
+        assert_eq!(tq.levels.len(), 2);
+        assert_eq!(db.remove_job(1, 2, 1), Some(TqChange::Remains(1)));
+        assert_eq!(db.remove_job(1, 2, 1), None, "already removed");
+        assert_eq!(db.remove_job(1, 1, 3), Some(TqChange::Deleted(1)));
+        assert!(db.is_empty());
+        assert_eq!(db.insert_job(def(1, 500, vec![]), 3, 1), TqChange::Created(2));
+    }
+
+    #[test]
+    fn real_priority_mapping() {
+        assert_eq!(real_priority(0), 1e-5);
+        assert_eq!(real_priority(1), 1.0);
+        assert_eq!(real_priority(9), 9.0);
+        assert_eq!(real_priority(10), 1e6);
+    }
+}

@@ -1,0 +1,118 @@
+//! Configuration of the grid model as written in a scenario file: sites, CEs, GPUs, links.
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::distribution::Distribution;
+
+/// A grid site (DIRAC site name, e.g. `LCG.CERN.cern`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Site {
+    pub name: String,
+    pub ces: Vec<Ce>,
+}
+
+/// A computing element with its batch queue.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ce {
+    /// Grid CE name (the `GridCE` a job may require).
+    pub name: String,
+    /// Job slots (cores); a running pilot holds one.
+    pub slots: u32,
+    /// Memory per core in MB.
+    #[serde(default = "default_memory_per_core_mb")]
+    pub memory_per_core_mb: u32,
+    /// Batch-queue wall-clock limit of a pilot, in seconds (default 48 h).
+    #[serde(default = "default_max_walltime_s")]
+    pub max_walltime_s: f64,
+    /// CPU power factor: normalised CPU work delivered per wall-clock second (DIRAC's
+    /// CPUNormalizationFactor). Job and task-queue CPU times are in these units.
+    #[serde(default = "one")]
+    pub cpu_power: f64,
+    /// Platform (DIRAC `Platform`, LHCb's `LHCbPlatform` in seed 001).
+    #[serde(default = "default_platform")]
+    pub platform: String,
+    /// Tags the CE offers (a task queue's tags must be a subset, reference §1.3 item 5).
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// GPU inventory, one entry per kind of GPU node.
+    #[serde(default)]
+    pub gpus: Vec<GpuInventory>,
+    /// Time a pilot spends in the middleware before it reaches the batch queue.
+    #[serde(default = "default_pilot_wait")]
+    pub pilot_wait: Distribution,
+    /// Probability that a submitted pilot is aborted by the middleware.
+    #[serde(default)]
+    pub abort_probability: f64,
+    /// Time from submission to the abort.
+    #[serde(default = "default_abort_delay")]
+    pub abort_delay: Distribution,
+    /// Probability that a pilot stays Waiting for ever: the pathological middleware that
+    /// `maxPilotWaitingHours` exists for (seed 000).
+    #[serde(default)]
+    pub stuck_probability: f64,
+    /// Probability that a pilot fails as it starts on the worker node (a black-hole node).
+    #[serde(default)]
+    pub pilot_failure_probability: f64,
+}
+
+fn default_memory_per_core_mb() -> u32 {
+    2000
+}
+fn default_max_walltime_s() -> f64 {
+    172_800.0
+}
+fn one() -> f64 {
+    1.0
+}
+fn default_platform() -> String {
+    "x86_64-el9".into()
+}
+fn default_pilot_wait() -> Distribution {
+    Distribution::Exponential { mean: 300.0 }
+}
+fn default_abort_delay() -> Distribution {
+    Distribution::Fixed(600.0)
+}
+
+/// One kind of GPU node at a CE (used by PanDA's architecture matching).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuInventory {
+    pub vendor: String,
+    pub model: String,
+    pub vram_mb: u32,
+    #[serde(default)]
+    pub cuda_version: String,
+    #[serde(default)]
+    pub driver_version: String,
+    #[serde(default)]
+    pub microarchitecture: String,
+    pub gpus_per_node: u32,
+    /// Number of such nodes.
+    #[serde(default = "one_u32")]
+    pub nodes: u32,
+}
+
+fn one_u32() -> u32 {
+    1
+}
+
+/// A directed network link between two sites (the PanDA network matrix's fields).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Link {
+    pub from: String,
+    pub to: String,
+    pub bandwidth_mbps: f64,
+    #[serde(default)]
+    pub latency_ms: f64,
+    /// PanDA closeness, 0 (same site) to 11 (farthest).
+    #[serde(default)]
+    pub closeness: u8,
+    /// Files queued on the link.
+    #[serde(default)]
+    pub queued_files: u64,
+}
+

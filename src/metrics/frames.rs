@@ -1,0 +1,128 @@
+//! The Parquet tables of a run, as polars DataFrames: `jobs`, `pilots`, `timeseries`.
+//!
+//! Times are seconds since the start (Float64, null when it did not happen), names are
+//! strings, so `pandas.read_parquet` and `polars.read_parquet` give usable frames directly.
+//! Each file carries the run's identity (scenario, hash, seed, version, digest) as Parquet
+//! key-value metadata.
+
+use polars::prelude::*;
+
+use super::{RunData, RunMeta, ce_names};
+use crate::dirac::matcher::PilotIdentity;
+use crate::engine::SimTime;
+
+fn secs(t: Option<SimTime>) -> Option<f64> {
+    t.map(SimTime::as_secs_f64)
+}
+
+fn col<T, P>(name: &str, values: T) -> Column
+where
+    Series: NamedFrom<T, P>,
+    P: ?Sized,
+{
+    Column::new(name.into(), values)
+}
+
+/// One row per job.
+pub fn jobs(run: &RunData) -> PolarsResult<DataFrame> {
+    let ces = ce_names(run.scenario);
+    let w = &run.scenario.workload;
+    let j = run.jobs;
+    let stream = |i: usize| &w[j[i].stream as usize];
+    let ce = |i: usize| j[i].ce.map(|c| ces[c as usize]);
+    DataFrame::new_infer_height(vec![
+        col("job_id", j.iter().map(|x| x.id).collect::<Vec<u32>>()),
+        col("stream", (0..j.len()).map(|i| stream(i).name.clone()).collect::<Vec<_>>()),
+        col("owner", (0..j.len()).map(|i| stream(i).owner.clone()).collect::<Vec<_>>()),
+        col("group", (0..j.len()).map(|i| stream(i).group.clone()).collect::<Vec<_>>()),
+        col("user_priority", (0..j.len()).map(|i| u32::from(stream(i).user_priority)).collect::<Vec<_>>()),
+        col("cpu_time", (0..j.len()).map(|i| stream(i).cpu_time).collect::<Vec<_>>()),
+        col("cpu_work", j.iter().map(|x| x.cpu_work).collect::<Vec<_>>()),
+        col("task_queue_id", j.iter().map(|x| x.tq).collect::<Vec<Option<u32>>>()),
+        col("submit_s", j.iter().map(|x| x.submitted.as_secs_f64()).collect::<Vec<_>>()),
+        col("match_s", j.iter().map(|x| secs(x.matched)).collect::<Vec<_>>()),
+        col("end_s", j.iter().map(|x| secs(x.ended)).collect::<Vec<_>>()),
+        col("wait_s", j.iter().map(|x| x.wait_s()).collect::<Vec<_>>()),
+        col("site", (0..j.len()).map(|i| ce(i).map(|c| c.1.to_string())).collect::<Vec<_>>()),
+        col("ce", (0..j.len()).map(|i| ce(i).map(|c| c.0.to_string())).collect::<Vec<_>>()),
+        col("pilot_id", j.iter().map(|x| x.pilot).collect::<Vec<Option<u32>>>()),
+        col("status", j.iter().map(|x| x.status.as_str()).collect::<Vec<_>>()),
+    ])
+}
+
+/// One row per pilot.
+pub fn pilots(run: &RunData) -> PolarsResult<DataFrame> {
+    let ces = ce_names(run.scenario);
+    let p = run.pilots;
+    let kind = |x: &crate::grid::Pilot| match x.identity {
+        PilotIdentity::Generic => "generic",
+        PilotIdentity::Private { .. } => "private",
+    };
+    DataFrame::new_infer_height(vec![
+        col("pilot_id", p.iter().map(|x| x.id).collect::<Vec<u32>>()),
+        col("site", p.iter().map(|x| ces[x.ce as usize].1).collect::<Vec<_>>()),
+        col("ce", p.iter().map(|x| ces[x.ce as usize].0).collect::<Vec<_>>()),
+        col("task_queue_id", p.iter().map(|x| x.tq).collect::<Vec<u32>>()),
+        col("kind", p.iter().map(kind).collect::<Vec<_>>()),
+        col("submit_s", p.iter().map(|x| x.submitted.as_secs_f64()).collect::<Vec<_>>()),
+        col("start_s", p.iter().map(|x| secs(x.started)).collect::<Vec<_>>()),
+        col("end_s", p.iter().map(|x| secs(x.ended)).collect::<Vec<_>>()),
+        col("status", p.iter().map(|x| x.status.as_str()).collect::<Vec<_>>()),
+        col("jobs_run", p.iter().map(|x| x.jobs_run).collect::<Vec<u32>>()),
+        col("match_requests", p.iter().map(|x| x.cycles).collect::<Vec<u32>>()),
+    ])
+}
+
+/// One row per sample and share entity.
+pub fn timeseries(run: &RunData) -> PolarsResult<DataFrame> {
+    let r = &*run.recorder;
+    let n = r.samples.len() * r.entities.len();
+    let (mut time, mut entity, mut level, mut parent) = (Vec::with_capacity(n), Vec::new(), Vec::new(), Vec::new());
+    let (mut running, mut waiting, mut target, mut running_share, mut achieved) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut pw, mut pr, mut pa) = (Vec::new(), Vec::new(), Vec::new());
+    for s in &r.samples {
+        for (e, def) in r.entities.iter().enumerate() {
+            time.push(s.time.as_secs_f64());
+            entity.push(def.name.clone());
+            level.push(def.level.as_str());
+            parent.push(def.parent.map(|p| r.entities[p].name.clone()));
+            running.push(s.running[e]);
+            waiting.push(s.waiting[e]);
+            target.push(def.target_share);
+            running_share.push(s.share[e].is_finite().then_some(s.share[e]));
+            achieved.push(s.achieved[e].is_finite().then_some(s.achieved[e]));
+            pw.push(s.pilots.waiting);
+            pr.push(s.pilots.running);
+            pa.push(s.pilots.aborted);
+        }
+    }
+    DataFrame::new_infer_height(vec![
+        col("time_s", time),
+        col("entity", entity),
+        col("level", level),
+        col("parent", parent),
+        col("running", running),
+        col("waiting", waiting),
+        col("target_share", target),
+        col("running_share", running_share),
+        col("achieved_share", achieved),
+        col("pilots_waiting", pw),
+        col("pilots_running", pr),
+        col("pilots_aborted_total", pa),
+    ])
+}
+
+/// Parquet bytes of a frame, with the run's identity as key-value metadata.
+pub fn parquet_bytes(df: &mut DataFrame, meta: &RunMeta) -> PolarsResult<Vec<u8>> {
+    let kv = KeyValueMetadata::from_static(vec![
+        ("pilotsim.scenario".into(), meta.scenario.clone()),
+        ("pilotsim.scenario_sha256".into(), meta.scenario_sha256.clone()),
+        ("pilotsim.seed".into(), meta.seed.to_string()),
+        ("pilotsim.version".into(), meta.pilotsim_version.to_string()),
+        ("pilotsim.digest".into(), meta.digest.clone()),
+    ]);
+    let mut buf = Vec::new();
+    ParquetWriter::new(&mut buf).with_key_value_metadata(Some(kv)).set_parallel(false).finish(df)?;
+    Ok(buf)
+}

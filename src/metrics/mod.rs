@@ -1,0 +1,71 @@
+//! Observing a run: the recorder the world calls ([`recorder`]), the summary with its
+//! fairness metrics ([`summary`]), the Parquet tables ([`frames`]) and atomic file writes
+//! ([`write`]).
+
+pub mod frames;
+pub mod recorder;
+pub mod summary;
+pub mod write;
+
+use crate::engine::SimTime;
+use crate::grid::Pilot;
+use crate::scenario::Scenario;
+use crate::workload::Job;
+
+/// Identity of a run, recorded in every output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunMeta {
+    pub scenario: String,
+    pub scenario_sha256: String,
+    pub seed: u64,
+    pub pilotsim_version: &'static str,
+    /// Hash of the processed event sequence, hex.
+    pub digest: String,
+    pub events: u64,
+    /// Wall-clock seconds of the event loop (the only non-deterministic figure).
+    pub wall_seconds: f64,
+    /// Simulated end time.
+    pub end: SimTime,
+}
+
+/// What a finished run hands to the output writers.
+pub struct RunData<'a> {
+    pub meta: RunMeta,
+    pub scenario: &'a Scenario,
+    pub jobs: &'a [Job],
+    pub pilots: &'a [Pilot],
+    pub recorder: &'a mut recorder::Recorder,
+    /// The share entities each job stream counts for.
+    pub entities_of_stream: &'a [recorder::JobEntities],
+}
+
+/// CE names and their site names, flattened in scenario order (CE index order).
+pub fn ce_names(s: &Scenario) -> Vec<(&str, &str)> {
+    s.sites.iter().flat_map(|site| site.ces.iter().map(move |ce| (ce.name.as_str(), site.name.as_str()))).collect()
+}
+
+/// Percentile with linear interpolation between closest ranks (numpy's default), of
+/// sorted values; NaN for an empty slice.
+pub fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let pos = q.clamp(0.0, 1.0) * (sorted.len() - 1) as f64;
+    let lo = pos.floor() as usize;
+    let hi = pos.ceil() as usize;
+    sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percentile;
+
+    #[test]
+    fn percentile_matches_numpy_linear() {
+        let v = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(percentile(&v, 0.5), 2.5);
+        assert!((percentile(&v, 0.95) - 3.85).abs() < 1e-12);
+        assert_eq!(percentile(&[7.0], 0.95), 7.0);
+        assert!(percentile(&[], 0.5).is_nan());
+    }
+}

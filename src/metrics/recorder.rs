@@ -1,0 +1,272 @@
+//! The recorder the simulation calls: running and waiting jobs per share entity, their
+//! time integrals after the warm-up, and periodic samples for `timeseries.parquet`.
+//!
+//! Integrals are exact (updated at every change), so achieved shares do not depend on the
+//! sampling interval.
+
+use crate::engine::SimTime;
+
+/// The level of a share entity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// A DIRAC group, sharing with the other groups.
+    Group,
+    /// A user of a non-JOB_SHARING group, sharing with the group's other users.
+    User,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Group => "group",
+            Level::User => "user",
+        }
+    }
+}
+
+/// A share entity: a group, or a user inside a non-JOB_SHARING group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntityDef {
+    /// `lhcb_user` for a group, `lhcb_user/alice` for a user.
+    pub name: String,
+    pub level: Level,
+    /// Index of the group entity a user belongs to.
+    pub parent: Option<usize>,
+    /// Target share among its siblings: JobShare / Σ JobShare for groups, 1/U for users.
+    pub target_share: f64,
+}
+
+/// The entities a job counts for: its group and, for non-JOB_SHARING groups, its user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JobEntities {
+    pub group: usize,
+    pub user: Option<usize>,
+}
+
+impl JobEntities {
+    fn each(self) -> impl Iterator<Item = usize> {
+        std::iter::once(self.group).chain(self.user)
+    }
+}
+
+/// Pilot counts at a sampling instant.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PilotCounts {
+    /// Submitted or Waiting.
+    pub waiting: u32,
+    pub running: u32,
+    /// Aborted so far (cumulative).
+    pub aborted: u32,
+}
+
+/// One sampling instant.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sample {
+    pub time: SimTime,
+    /// Running jobs per entity.
+    pub running: Vec<u32>,
+    /// Waiting jobs per entity.
+    pub waiting: Vec<u32>,
+    /// Instantaneous running share among siblings per entity; NaN when the siblings run nothing.
+    pub share: Vec<f64>,
+    /// Achieved (time-averaged, since the warm-up) running share per entity; NaN before.
+    pub achieved: Vec<f64>,
+    pub pilots: PilotCounts,
+}
+
+/// Running/waiting counts, exact integrals and samples per entity.
+#[derive(Debug, Clone)]
+pub struct Recorder {
+    pub entities: Vec<EntityDef>,
+    warmup: SimTime,
+    running: Vec<u32>,
+    waiting: Vec<u32>,
+    /// Σ CPU power of the running jobs' CEs.
+    running_power: Vec<f64>,
+    last_change: Vec<SimTime>,
+    /// ∫ running dt after the warm-up, in job-seconds.
+    job_seconds: Vec<f64>,
+    /// ∫ running·power dt after the warm-up: delivered CPU work.
+    cpu_work: Vec<f64>,
+    /// ∫ running dt since time 0 (the accounting the share corrector reads).
+    total_job_seconds: Vec<f64>,
+    /// Index of each entity's sibling set (all groups; or the users of one group).
+    sibling_set: Vec<usize>,
+    pub samples: Vec<Sample>,
+}
+
+impl Recorder {
+    pub fn new(entities: Vec<EntityDef>, warmup: SimTime) -> Self {
+        let n = entities.len();
+        let sibling_set = entities.iter().map(|e| e.parent.map_or(0, |p| p + 1)).collect();
+        Self {
+            entities,
+            warmup,
+            running: vec![0; n],
+            waiting: vec![0; n],
+            running_power: vec![0.0; n],
+            last_change: vec![SimTime::ZERO; n],
+            job_seconds: vec![0.0; n],
+            cpu_work: vec![0.0; n],
+            total_job_seconds: vec![0.0; n],
+            sibling_set,
+            samples: Vec::new(),
+        }
+    }
+
+    fn advance(&mut self, e: usize, now: SimTime) {
+        let last = self.last_change[e];
+        if now > last {
+            self.total_job_seconds[e] += f64::from(self.running[e]) * (now - last).as_secs_f64();
+        }
+        let from = last.max(self.warmup);
+        if now > from {
+            let dt = (now - from).as_secs_f64();
+            self.job_seconds[e] += f64::from(self.running[e]) * dt;
+            self.cpu_work[e] += self.running_power[e] * dt;
+        }
+        self.last_change[e] = now;
+    }
+
+    /// Bring every integral up to `now`.
+    pub fn advance_all(&mut self, now: SimTime) {
+        for e in 0..self.entities.len() {
+            self.advance(e, now);
+        }
+    }
+
+    /// Shares of `values` among each entity's siblings; NaN where the siblings sum to 0.
+    pub fn sibling_shares(&self, values: &[f64]) -> Vec<f64> {
+        let sets = self.sibling_set.iter().max().map_or(0, |m| m + 1);
+        let mut totals = vec![0.0; sets];
+        for (e, v) in values.iter().enumerate() {
+            totals[self.sibling_set[e]] += v;
+        }
+        values
+            .iter()
+            .enumerate()
+            .map(|(e, v)| {
+                let t = totals[self.sibling_set[e]];
+                if t > 0.0 { v / t } else { f64::NAN }
+            })
+            .collect()
+    }
+
+    /// A job entered a task queue.
+    pub fn job_waiting(&mut self, e: JobEntities) {
+        for i in e.each() {
+            self.waiting[i] += 1;
+        }
+    }
+
+    /// A waiting job was matched and started on a CE of this CPU power.
+    pub fn job_started(&mut self, now: SimTime, e: JobEntities, cpu_power: f64) {
+        for i in e.each() {
+            self.advance(i, now);
+            self.waiting[i] -= 1;
+            self.running[i] += 1;
+            self.running_power[i] += cpu_power;
+        }
+    }
+
+    /// A running job ended on a CE of this CPU power.
+    pub fn job_ended(&mut self, now: SimTime, e: JobEntities, cpu_power: f64) {
+        for i in e.each() {
+            self.advance(i, now);
+            self.running[i] -= 1;
+            self.running_power[i] -= cpu_power;
+            if self.running[i] == 0 {
+                self.running_power[i] = 0.0; // no float residue
+            }
+        }
+    }
+
+    /// Achieved share per entity over `[warm-up, now]`: its job-seconds over its siblings'
+    /// (all groups for a group; the group's users for a user). NaN when the siblings ran nothing.
+    pub fn achieved_shares(&mut self, now: SimTime) -> Vec<f64> {
+        self.advance_all(now);
+        self.sibling_shares(&self.job_seconds)
+    }
+
+    /// Like [`Self::achieved_shares`], for delivered CPU work (running time × CPU power).
+    pub fn achieved_cpu_shares(&mut self, now: SimTime) -> Vec<f64> {
+        self.advance_all(now);
+        self.sibling_shares(&self.cpu_work)
+    }
+
+    /// Job-seconds per entity since time 0, up to `now`.
+    pub fn total_job_seconds(&mut self, now: SimTime) -> &[f64] {
+        self.advance_all(now);
+        &self.total_job_seconds
+    }
+
+    /// Job-seconds per entity after the warm-up, up to the last change.
+    pub fn job_seconds(&self) -> &[f64] {
+        &self.job_seconds
+    }
+
+    /// Running jobs per entity now.
+    pub fn running(&self) -> &[u32] {
+        &self.running
+    }
+
+    /// Record a sample.
+    pub fn sample(&mut self, now: SimTime, pilots: PilotCounts) {
+        let achieved = if now > self.warmup { self.achieved_shares(now) } else { vec![f64::NAN; self.entities.len()] };
+        let running: Vec<f64> = self.running.iter().map(|&r| f64::from(r)).collect();
+        let share = self.sibling_shares(&running);
+        self.samples.push(Sample {
+            time: now,
+            running: self.running.clone(),
+            waiting: self.waiting.clone(),
+            share,
+            achieved,
+            pilots,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entities() -> Vec<EntityDef> {
+        let g = |name: &str, t| EntityDef { name: name.into(), level: Level::Group, parent: None, target_share: t };
+        vec![
+            g("prod", 0.75),
+            g("user", 0.25),
+            EntityDef { name: "user/a".into(), level: Level::User, parent: Some(1), target_share: 0.5 },
+            EntityDef { name: "user/b".into(), level: Level::User, parent: Some(1), target_share: 0.5 },
+        ]
+    }
+
+    #[test]
+    fn integrals_start_at_the_warmup_and_shares_are_per_sibling_set() {
+        let mut r = Recorder::new(entities(), SimTime::from_secs(100));
+        let prod = JobEntities { group: 0, user: None };
+        let ua = JobEntities { group: 1, user: Some(2) };
+        let ub = JobEntities { group: 1, user: Some(3) };
+        for e in [prod, prod, prod, ua, ub] {
+            r.job_waiting(e);
+        }
+        r.job_started(SimTime::from_secs(0), prod, 10.0);
+        r.job_started(SimTime::from_secs(0), prod, 10.0);
+        r.job_started(SimTime::from_secs(50), ua, 5.0);
+        r.job_started(SimTime::from_secs(200), ub, 10.0);
+        r.job_ended(SimTime::from_secs(300), ua, 5.0);
+        // After 100 s: prod 2 jobs × 200 s = 400; user/a 1 × 200 = 200; user/b 1 × 100 = 100.
+        let s = r.achieved_shares(SimTime::from_secs(300));
+        assert_eq!(r.job_seconds(), &[400.0, 300.0, 200.0, 100.0]);
+        assert!((s[0] - 400.0 / 700.0).abs() < 1e-12);
+        assert!((s[2] - 2.0 / 3.0).abs() < 1e-12 && (s[3] - 1.0 / 3.0).abs() < 1e-12);
+        // CPU work: prod 400·10 = 4000, user/a 200·5 = 1000, user/b 100·10 = 1000.
+        let c = r.achieved_cpu_shares(SimTime::from_secs(300));
+        assert!((c[0] - 4000.0 / 6000.0).abs() < 1e-12 && (c[2] - 0.5).abs() < 1e-12, "{c:?}");
+        assert_eq!(r.total_job_seconds(SimTime::from_secs(300)), &[600.0, 350.0, 250.0, 100.0]);
+        r.sample(SimTime::from_secs(300), PilotCounts::default());
+        assert_eq!(r.samples[0].running, vec![2, 1, 0, 1]);
+        assert_eq!(r.samples[0].share[0], 2.0 / 3.0);
+        assert!(r.samples[0].share[2] == 0.0 && r.samples[0].share[3] == 1.0);
+        assert_eq!(r.samples[0].waiting, vec![1, 0, 0, 0]);
+    }
+}

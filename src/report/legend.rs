@@ -1,0 +1,93 @@
+//! The legend panel, right of the plot, so that it never hides data.
+
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::charts::ChartError;
+use super::frame::{Canvas, LEGEND_SIZE, MUTED, SMALL_SIZE, TEXT};
+use super::scene::{LegendEntry, Sample, palette};
+
+const PAD: i32 = 16;
+const SAMPLE_W: i32 = 56;
+const ROW_H: i32 = 38;
+const DETAIL_H: i32 = 26;
+/// Gap between the panel and the right edge of the image.
+const OUTER: i32 = 24;
+
+/// Legend entries with labels shortened to fit, and the panel width (backend
+/// pixels, including the outer gap; 0 without entries).
+pub(crate) struct Legend {
+    entries: Vec<LegendEntry>,
+    pub(crate) width: i32,
+}
+
+impl Legend {
+    /// Lays out `entries`; labels wider than 30 % of the image are shortened.
+    pub(crate) fn new<DB: DrawingBackend>(
+        canvas: &Canvas<'_, DB>,
+        entries: &[LegendEntry],
+    ) -> Result<Self, ChartError> {
+        if entries.is_empty() {
+            return Ok(Self { entries: Vec::new(), width: 0 });
+        }
+        let max_text = canvas.width * 3 / 10;
+        let mut text_w = 0;
+        let mut fitted = Vec::new();
+        for e in entries {
+            let label = canvas.fit_text(&e.label, LEGEND_SIZE, max_text)?;
+            text_w = text_w.max(canvas.text_width(&label, LEGEND_SIZE)?);
+            let detail = match &e.detail {
+                Some(d) => {
+                    let d = canvas.fit_text(d, SMALL_SIZE, max_text)?;
+                    text_w = text_w.max(canvas.text_width(&d, SMALL_SIZE)?);
+                    Some(d)
+                }
+                None => None,
+            };
+            fitted.push(LegendEntry { label, detail, ..e.clone() });
+        }
+        let width = canvas.px(3 * PAD + SAMPLE_W + OUTER) + text_w;
+        Ok(Self { entries: fitted, width })
+    }
+
+    /// Draws the panel with its top at `top` (backend pixels).
+    pub(crate) fn draw<DB: DrawingBackend>(
+        &self,
+        canvas: &Canvas<'_, DB>,
+        top: i32,
+    ) -> Result<(), ChartError> {
+        if self.entries.is_empty() {
+            return Ok(());
+        }
+        let [pad, sample_w, row_h, detail_h] = [PAD, SAMPLE_W, ROW_H, DETAIL_H].map(|v| canvas.px(v));
+        let left = canvas.width - self.width;
+        let right = canvas.width - canvas.px(OUTER);
+        let rows: i32 = self
+            .entries
+            .iter()
+            .map(|e| row_h + if e.detail.is_some() { detail_h } else { 0 })
+            .sum();
+        let frame = [(left, top), (right, top + rows + pad)];
+        canvas.rect(frame, WHITE.mix(0.85).filled())?;
+        canvas.rect(frame, RGBColor(200, 200, 200).stroke_width(1))?;
+        let left_center = Pos::new(HPos::Left, VPos::Center);
+        let mut y = top + pad / 2;
+        for e in &self.entries {
+            let cy = y + row_h / 2;
+            let (x0, x1) = (left + pad, left + pad + sample_w);
+            match e.sample {
+                Sample::Solid => canvas.line(&[(x0, cy), (x1, cy)], palette(e.color))?,
+                Sample::Dashed => canvas.dashes((x0, x1), cy, (0, 1), palette(e.color), true)?,
+            }
+            let text_x = x1 + pad;
+            canvas.text(&e.label, LEGEND_SIZE, TEXT, left_center, (text_x, cy))?;
+            y += row_h;
+            if let Some(d) = &e.detail {
+                let cy = y + detail_h / 2 - canvas.px(6);
+                canvas.text(d, SMALL_SIZE, MUTED, left_center, (text_x, cy))?;
+                y += detail_h;
+            }
+        }
+        Ok(())
+    }
+}

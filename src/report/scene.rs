@@ -1,0 +1,88 @@
+//! What a chart shows, independent of how it is drawn: a [`Scene`] of [`Shape`]s
+//! in data coordinates, legend entries, and the colour palette.
+
+use plotters::style::RGBColor;
+
+use super::axis::Axis;
+
+/// Okabe–Ito colour-blind-safe palette, most distinguishable colours first.
+/// Entity `i` always gets `PALETTE[i % 8]`, in every chart.
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(0x00, 0x72, 0xB2), // blue
+    RGBColor(0xE6, 0x9F, 0x00), // orange
+    RGBColor(0x00, 0x9E, 0x73), // bluish green
+    RGBColor(0xD5, 0x5E, 0x00), // vermillion
+    RGBColor(0xCC, 0x79, 0xA7), // reddish purple
+    RGBColor(0x56, 0xB4, 0xE9), // sky blue
+    RGBColor(0x00, 0x00, 0x00), // black
+    RGBColor(0xF0, 0xE4, 0x42), // yellow (last: weak on white)
+];
+
+/// Colour of the entity at position `index` (entity order fixes the colour).
+pub(crate) fn palette(index: usize) -> RGBColor {
+    PALETTE[index % PALETTE.len()]
+}
+
+/// Something drawn inside the plot, in data coordinates. Colours are entity
+/// indices into the palette.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Shape {
+    /// Light grey vertical band over the full plot height, labelled at its top.
+    Band { x0: f64, x1: f64, label: String },
+    /// Solid polyline; a single point is drawn as a dot.
+    Line { points: Vec<(f64, f64)>, color: usize },
+    /// Dashed horizontal line across the plot. Dashed lines at the same height
+    /// interleave their dashes so that each colour stays visible.
+    DashedH { y: f64, color: usize },
+    /// Thin grey dashed horizontal reference line, labelled right of the plot.
+    Guide { y: f64, label: String },
+    /// Point marker.
+    Marker { at: (f64, f64), color: usize, kind: MarkerKind },
+}
+
+/// Marker shapes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum MarkerKind {
+    /// Filled circle.
+    Circle,
+    /// Filled diamond.
+    Diamond,
+}
+
+/// How a legend entry's sample is drawn.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Sample {
+    /// Solid line.
+    Solid,
+    /// Dashed line.
+    Dashed,
+}
+
+/// One legend entry: a line sample, a label and an optional smaller second line.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct LegendEntry {
+    pub label: String,
+    pub detail: Option<String>,
+    pub color: usize,
+    pub sample: Sample,
+}
+
+impl LegendEntry {
+    /// Entry without a second line.
+    pub(crate) fn new(label: impl Into<String>, color: usize, sample: Sample) -> Self {
+        Self { label: label.into(), detail: None, color, sample }
+    }
+}
+
+/// Everything one chart shows.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Scene {
+    pub title: String,
+    pub x: Axis,
+    pub y: Axis,
+    /// Drawn in order, except bands, which go below the grid.
+    pub shapes: Vec<Shape>,
+    pub legend: Vec<LegendEntry>,
+    /// Centered note in the plot (e.g. "no data").
+    pub note: Option<String>,
+}

@@ -1,0 +1,94 @@
+//! One run end to end: a loaded scenario (with `--set` overrides) and a seed in, a finished
+//! world and its identity out, ready to be written. Shared by `pilotsim run`, `check`, the
+//! tests and the sweeps.
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{Result, bail};
+
+use crate::engine::SimTime;
+use crate::metrics::summary::Summary;
+use crate::metrics::{RunData, RunMeta};
+use crate::report::outputs;
+use crate::scenario::{self, Loaded, Scenario, overrides};
+use crate::sim::{self, World};
+
+/// A scenario ready to run: overrides applied and re-validated, with its identity.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub scenario: Scenario,
+    /// Where it came from.
+    pub origin: String,
+    /// SHA-256 of the source text, extended by the `--set` assignments if any.
+    pub sha256: String,
+}
+
+/// Apply `--set` assignments to a loaded scenario and validate the result.
+pub fn prepare(loaded: &Loaded, sets: &[String]) -> Result<Prepared> {
+    let scenario = overrides::apply(&loaded.scenario, sets).map_err(anyhow::Error::msg)?;
+    let problems = scenario::validate(&scenario);
+    if !problems.is_empty() {
+        let lines: Vec<String> = problems.iter().map(|p| format!("{}: {}: {}", loaded.origin, p.path, p.message)).collect();
+        bail!("after --set, the scenario is invalid:\n{}", lines.join("\n"));
+    }
+    let sha256 = if sets.is_empty() {
+        loaded.sha256.clone()
+    } else {
+        scenario::sha256_hex(&format!("{}\n--set {}", loaded.sha256, sets.join("\n--set ")))
+    };
+    Ok(Prepared { scenario, origin: loaded.origin.clone(), sha256 })
+}
+
+/// A finished run.
+pub struct Finished {
+    pub world: World,
+    pub meta: RunMeta,
+}
+
+impl Finished {
+    /// The data the output writers read.
+    pub fn data(&mut self) -> RunData<'_> {
+        RunData {
+            meta: self.meta.clone(),
+            scenario: &self.world.scenario,
+            jobs: &self.world.jobs,
+            pilots: &self.world.pilots,
+            recorder: &mut self.world.recorder,
+            entities_of_stream: &self.world.st.stream_entities,
+        }
+    }
+
+    /// Write every output into `dir`; returns the summary.
+    pub fn write(&mut self, dir: &Path) -> Result<Summary> {
+        Ok(outputs::write_run(dir, &mut self.data())?.0)
+    }
+
+    /// The summary without writing anything.
+    pub fn summary(&mut self) -> Summary {
+        crate::metrics::summary::build(&mut self.data())
+    }
+}
+
+/// Run a prepared scenario with a seed; `progress(now, end)` is called as it goes.
+/// Fails if an invariant of the model is violated (a bug, never an input problem).
+pub fn simulate(p: &Prepared, seed: u64, progress: impl FnMut(SimTime, SimTime)) -> Result<Finished> {
+    let start = Instant::now();
+    let world = sim::run(&p.scenario, seed, progress);
+    let wall_seconds = start.elapsed().as_secs_f64();
+    let broken = sim::check_invariants(&world);
+    if !broken.is_empty() {
+        bail!("internal error: {} invariant(s) violated, first: {}", broken.len(), broken[0]);
+    }
+    let meta = RunMeta {
+        scenario: p.scenario.name.clone(),
+        scenario_sha256: p.sha256.clone(),
+        seed,
+        pilotsim_version: crate::VERSION,
+        digest: world.digest.hex(),
+        events: world.events,
+        wall_seconds,
+        end: world.queue.last_popped().max(SimTime::ZERO + crate::engine::SimDuration::from_secs_f64(p.scenario.duration_s)),
+    };
+    Ok(Finished { world, meta })
+}

@@ -1,0 +1,130 @@
+//! Scenario files: RON with comments, parsed into typed structs, validated, overridable.
+//!
+//! - [`load_file`] / [`parse`]: syntax and type errors as `FILE:LINE:COL: message`.
+//! - [`validate`]: semantic problems as `FILE: field.path: message`.
+//! - [`overrides::apply`]: `--set path=value` on any field.
+
+pub mod dirac;
+pub mod expect;
+pub mod overrides;
+pub mod types;
+pub mod validate;
+
+use std::fmt;
+use std::path::Path;
+
+use sha2::{Digest as _, Sha256};
+
+pub use types::Scenario;
+pub use validate::{Problem, validate};
+
+/// The quickstart scenario, embedded so that `pilotsim run` works anywhere.
+pub const QUICKSTART: &str = include_str!("../../scenarios/quickstart.ron");
+/// The name `pilotsim run` shows for the embedded quickstart.
+pub const QUICKSTART_ORIGIN: &str = "scenarios/quickstart.ron (embedded)";
+
+/// A scenario that failed to load.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LoadError {
+    /// The file could not be read.
+    Io { file: String, message: String },
+    /// RON syntax or type error at a position (1-based line and column).
+    Syntax { file: String, line: usize, col: usize, message: String },
+    /// Semantic problems found by [`validate`].
+    Invalid { file: String, problems: Vec<Problem> },
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::Io { file, message } => write!(f, "{file}: {message}"),
+            LoadError::Syntax { file, line, col, message } => write!(f, "{file}:{line}:{col}: {message}"),
+            LoadError::Invalid { file, problems } => {
+                for (i, p) in problems.iter().enumerate() {
+                    if i > 0 {
+                        writeln!(f)?;
+                    }
+                    write!(f, "{file}: {}: {}", p.path, p.message)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// A parsed scenario with the text it came from and that text's SHA-256.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub scenario: Scenario,
+    /// Where it came from (a path, or the embedded quickstart).
+    pub origin: String,
+    /// SHA-256 of the source text, hex.
+    pub sha256: String,
+}
+
+/// SHA-256 of a text, as lowercase hex.
+pub fn sha256_hex(text: &str) -> String {
+    Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Parse RON text (syntax and types only; see [`validate`] for semantics).
+pub fn parse(text: &str, origin: &str) -> Result<Scenario, LoadError> {
+    let options = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
+    options.from_str::<Scenario>(text).map_err(|e| LoadError::Syntax {
+        file: origin.to_string(),
+        line: e.span.start.line,
+        col: e.span.start.col,
+        message: e.code.to_string(),
+    })
+}
+
+/// Parse and validate text; semantic problems become [`LoadError::Invalid`].
+pub fn load_str(text: &str, origin: &str) -> Result<Loaded, LoadError> {
+    let scenario = parse(text, origin)?;
+    let problems = validate(&scenario);
+    if !problems.is_empty() {
+        return Err(LoadError::Invalid { file: origin.to_string(), problems });
+    }
+    Ok(Loaded { scenario, origin: origin.to_string(), sha256: sha256_hex(text) })
+}
+
+/// Read, parse and validate a scenario file.
+pub fn load_file(path: &Path) -> Result<Loaded, LoadError> {
+    let origin = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| LoadError::Io { file: origin.clone(), message: e.to_string() })?;
+    load_str(&text, &origin)
+}
+
+/// The embedded quickstart scenario.
+pub fn quickstart() -> Loaded {
+    load_str(QUICKSTART, QUICKSTART_ORIGIN).expect("the embedded quickstart is valid (tested)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quickstart_is_valid() {
+        let q = quickstart();
+        assert_eq!(q.scenario.name, "quickstart");
+        assert_eq!(q.sha256.len(), 64);
+    }
+
+    #[test]
+    fn syntax_errors_have_line_and_column() {
+        let text = "Scenario(\n  name: \"x\",\n  duration_s: 10,\n  bogus: 3,\n)";
+        match parse(text, "f.ron") {
+            Err(LoadError::Syntax { line, col, message, .. }) => {
+                assert_eq!(line, 4, "{message}");
+                assert!(col >= 3, "{col}");
+                assert!(message.contains("bogus"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let e = parse("(name: \"x\", duration_s: ", "g.ron").unwrap_err();
+        assert!(e.to_string().starts_with("g.ron:1:"), "{e}");
+    }
+}

@@ -1,0 +1,67 @@
+//! The serde types of a scenario file (RON).
+//!
+//! Every struct denies unknown fields, so a typo is an error with its line and column, never
+//! silently ignored. Every default is the real default documented in the seeds or in
+//! `shared/reference/dirac.md`, cited on the field; the few defaults that belong to pilotsim
+//! itself (warm-up, sampling interval) say so.
+
+use serde::{Deserialize, Serialize};
+
+use super::dirac::DiracConfig;
+pub use crate::engine::distribution::Distribution;
+pub use crate::grid::config::{Ce, GpuInventory, Link, Site};
+pub use crate::workload::config::{Arrival, JobStream};
+use super::expect::Expectations;
+
+/// A whole scenario: the grid, the DIRAC configuration and the workload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Short name; outputs go to `results/<name>/` by default.
+    pub name: String,
+    /// What the scenario shows, in a sentence or two.
+    #[serde(default)]
+    pub description: String,
+    /// Master seed of every random stream (overridden by `--seed`).
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Simulated time span, in seconds.
+    pub duration_s: f64,
+    /// Sampling and warm-up of the recorded metrics.
+    #[serde(default)]
+    pub output: OutputSettings,
+    /// Sites and their computing elements.
+    pub sites: Vec<Site>,
+    /// Network links between sites (used by PanDA brokerage; recorded and validated today).
+    #[serde(default)]
+    pub network: Vec<Link>,
+    /// The DIRAC WMS configuration: groups, task queues, matcher, priorities, director.
+    pub dirac: DiracConfig,
+    /// Job streams submitted during the run.
+    pub workload: Vec<JobStream>,
+    /// Thresholds that `pilotsim check` verifies on the summary.
+    #[serde(default)]
+    pub expect: Expectations,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+/// How metrics are sampled. These defaults are pilotsim's own.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OutputSettings {
+    /// Time excluded from achieved-share and deviation metrics while the grid fills up (2 h).
+    pub warmup_s: f64,
+    /// Interval between rows of `timeseries.parquet` (600 s).
+    pub sample_interval_s: f64,
+    /// A share has converged once |running share − target| stays within this (0.05).
+    pub convergence_tolerance: f64,
+}
+
+impl Default for OutputSettings {
+    fn default() -> Self {
+        Self { warmup_s: 7200.0, sample_interval_s: 600.0, convergence_tolerance: 0.05 }
+    }
+}

@@ -1,0 +1,351 @@
+//! Semantic validation of a scenario: everything the types cannot say.
+//!
+//! Each problem names the field by its path (`sites[1].ces[0].slots`) and says what was
+//! expected. Validation never panics and reports every problem, not just the first.
+
+use std::collections::BTreeSet;
+
+use super::expect::parse_threshold;
+use super::types::{Arrival, Distribution, Scenario};
+use crate::dirac::priority::JOB_SHARING;
+
+/// One semantic problem: the field path and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub path: String,
+    pub message: String,
+}
+
+#[derive(Default)]
+struct Checker {
+    problems: Vec<Problem>,
+}
+
+impl Checker {
+    fn fail(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.problems.push(Problem { path: path.into(), message: message.into() });
+    }
+
+    fn positive(&mut self, path: &str, v: f64) {
+        if !(v.is_finite() && v > 0.0) {
+            self.fail(path, format!("must be a positive number, got {v}"));
+        }
+    }
+
+    fn non_negative(&mut self, path: &str, v: f64) {
+        if !(v.is_finite() && v >= 0.0) {
+            self.fail(path, format!("must be a number ≥ 0, got {v}"));
+        }
+    }
+
+    fn probability(&mut self, path: &str, v: f64) {
+        if !(0.0..=1.0).contains(&v) {
+            self.fail(path, format!("must be a probability in [0, 1], got {v}"));
+        }
+    }
+
+    fn count(&mut self, path: &str, v: u64) {
+        if v == 0 {
+            self.fail(path, "must be at least 1");
+        }
+    }
+
+    fn distribution(&mut self, path: &str, d: &Distribution) {
+        match d {
+            Distribution::Fixed(v) => self.non_negative(&format!("{path}.Fixed"), *v),
+            Distribution::Exponential { mean } => self.positive(&format!("{path}.mean"), *mean),
+            Distribution::LogNormal { median, sigma } => {
+                self.positive(&format!("{path}.median"), *median);
+                self.non_negative(&format!("{path}.sigma"), *sigma);
+            }
+            Distribution::Uniform { min, max } => {
+                self.non_negative(&format!("{path}.min"), *min);
+                if !(max.is_finite() && max >= min) {
+                    self.fail(format!("{path}.max"), format!("must be ≥ min ({min}), got {max}"));
+                }
+            }
+            Distribution::Empirical(values) => {
+                if values.is_empty() {
+                    self.fail(path, "an Empirical distribution needs at least one value");
+                }
+                if let Some(v) = values.iter().find(|v| !(v.is_finite() && **v >= 0.0)) {
+                    self.fail(path, format!("Empirical values must be numbers ≥ 0, got {v}"));
+                }
+            }
+        }
+    }
+
+    fn unique<'a>(&mut self, path: &str, what: &str, names: impl Iterator<Item = &'a str>) -> BTreeSet<&'a str> {
+        let mut seen = BTreeSet::new();
+        for (i, n) in names.enumerate() {
+            if n.trim().is_empty() {
+                self.fail(format!("{path}[{i}].name"), format!("{what} name must not be empty"));
+            } else if !seen.insert(n) {
+                self.fail(format!("{path}[{i}].name"), format!("duplicate {what} name {n:?}"));
+            }
+        }
+        seen
+    }
+
+    fn known(&mut self, path: &str, what: &str, values: &[String], known: &BTreeSet<&str>) {
+        for (i, v) in values.iter().enumerate() {
+            if !known.contains(v.as_str()) {
+                self.fail(format!("{path}[{i}]"), format!("unknown {what} {v:?} (known: {})", list(known)));
+            }
+        }
+    }
+}
+
+fn list(set: &BTreeSet<&str>) -> String {
+    let v: Vec<&str> = set.iter().copied().take(12).collect();
+    let more = if set.len() > 12 { ", …" } else { "" };
+    format!("{}{more}", v.join(", "))
+}
+
+/// Every semantic problem of a scenario (empty if it is valid).
+pub fn validate(s: &Scenario) -> Vec<Problem> {
+    let mut c = Checker::default();
+    if s.name.trim().is_empty() || s.name.contains(['/', '\\']) {
+        c.fail("name", "must be a non-empty name without '/' (it names the output directory)");
+    }
+    c.positive("duration_s", s.duration_s);
+    c.non_negative("output.warmup_s", s.output.warmup_s);
+    if s.output.warmup_s >= s.duration_s {
+        c.fail("output.warmup_s", format!("must be shorter than duration_s ({})", s.duration_s));
+    }
+    c.positive("output.sample_interval_s", s.output.sample_interval_s);
+    c.probability("output.convergence_tolerance", s.output.convergence_tolerance);
+
+    // Grid.
+    if s.sites.is_empty() {
+        c.fail("sites", "a scenario needs at least one site");
+    }
+    let sites = c.unique("sites", "site", s.sites.iter().map(|x| x.name.as_str()));
+    let mut ce_names = BTreeSet::new();
+    let mut platforms = BTreeSet::new();
+    for (i, site) in s.sites.iter().enumerate() {
+        if site.ces.is_empty() {
+            c.fail(format!("sites[{i}].ces"), format!("site {:?} has no CE", site.name));
+        }
+        for (j, ce) in site.ces.iter().enumerate() {
+            let p = format!("sites[{i}].ces[{j}]");
+            if !ce_names.insert(ce.name.as_str()) {
+                c.fail(format!("{p}.name"), format!("duplicate CE name {:?}", ce.name));
+            }
+            platforms.insert(ce.platform.as_str());
+            c.count(&format!("{p}.slots"), u64::from(ce.slots));
+            c.count(&format!("{p}.memory_per_core_mb"), u64::from(ce.memory_per_core_mb));
+            c.positive(&format!("{p}.max_walltime_s"), ce.max_walltime_s);
+            c.positive(&format!("{p}.cpu_power"), ce.cpu_power);
+            c.distribution(&format!("{p}.pilot_wait"), &ce.pilot_wait);
+            c.distribution(&format!("{p}.abort_delay"), &ce.abort_delay);
+            c.probability(&format!("{p}.abort_probability"), ce.abort_probability);
+            c.probability(&format!("{p}.stuck_probability"), ce.stuck_probability);
+            c.probability(&format!("{p}.pilot_failure_probability"), ce.pilot_failure_probability);
+            for (k, g) in ce.gpus.iter().enumerate() {
+                c.count(&format!("{p}.gpus[{k}].gpus_per_node"), u64::from(g.gpus_per_node));
+                c.count(&format!("{p}.gpus[{k}].vram_mb"), u64::from(g.vram_mb));
+                c.count(&format!("{p}.gpus[{k}].nodes"), u64::from(g.nodes));
+            }
+        }
+    }
+    for (i, l) in s.network.iter().enumerate() {
+        let p = format!("network[{i}]");
+        for (field, site) in [("from", &l.from), ("to", &l.to)] {
+            if !sites.contains(site.as_str()) {
+                c.fail(format!("{p}.{field}"), format!("unknown site {site:?}"));
+            }
+        }
+        c.positive(&format!("{p}.bandwidth_mbps"), l.bandwidth_mbps);
+        c.non_negative(&format!("{p}.latency_ms"), l.latency_ms);
+        if l.closeness > 11 {
+            c.fail(format!("{p}.closeness"), format!("must be 0..=11, got {}", l.closeness));
+        }
+    }
+
+    // DIRAC.
+    let d = &s.dirac;
+    if d.groups.is_empty() {
+        c.fail("dirac.groups", "at least one group is needed");
+    }
+    let groups = c.unique("dirac.groups", "group", d.groups.iter().map(|g| g.name.as_str()));
+    for (i, g) in d.groups.iter().enumerate() {
+        c.non_negative(&format!("dirac.groups[{i}].job_share"), g.job_share);
+        for (k, prop) in g.properties.iter().enumerate() {
+            if prop.eq_ignore_ascii_case(JOB_SHARING) && prop != JOB_SHARING {
+                c.fail(format!("dirac.groups[{i}].properties[{k}]"), format!("write {JOB_SHARING:?} in capitals, got {prop:?}"));
+            }
+        }
+    }
+    if !d.groups.is_empty() && d.groups.iter().all(|g| g.job_share == 0.0) {
+        c.fail("dirac.groups", "every JobShare is 0: no group could ever be given a pilot");
+    }
+    for msg in d.task_queues.cpu_segments.problems() {
+        c.fail("dirac.task_queues.cpu_segments", msg);
+    }
+    c.count("dirac.matcher.jobs_per_level", u64::from(d.matcher.jobs_per_level));
+    c.positive("dirac.priority.recalculation_period_s", d.priority.recalculation_period_s);
+    let dir = &d.director;
+    c.positive("dirac.director.polling_time_s", dir.polling_time_s);
+    c.positive("dirac.director.pilots_per_iteration", dir.pilots_per_iteration);
+    c.non_negative("dirac.director.lowest_cpu_boost_s", dir.lowest_cpu_boost_s);
+    c.non_negative("dirac.director.extra_pilot_fraction", dir.extra_pilot_fraction);
+    c.positive("dirac.director.max_pilot_waiting_hours", dir.max_pilot_waiting_hours);
+    c.probability("dirac.director.private_pilot_fraction", dir.private_pilot_fraction);
+    c.count("dirac.director.max_jobs_in_fill_mode", u64::from(dir.max_jobs_in_fill_mode));
+    let pools = c.unique("dirac.director.submit_pools", "submit pool", dir.submit_pools.iter().map(|p| p.name.as_str()));
+    for (i, pool) in dir.submit_pools.iter().enumerate() {
+        c.known(&format!("dirac.director.submit_pools[{i}].ces"), "CE", &pool.ces, &ce_names);
+    }
+    if dir.default_submit_pools.is_empty() {
+        c.fail("dirac.director.default_submit_pools", "at least one default submit pool is needed");
+    }
+    c.known("dirac.director.default_submit_pools", "submit pool", &dir.default_submit_pools, &pools);
+    let ja = &d.job_agent;
+    c.positive("dirac.job_agent.polling_time_s", ja.polling_time_s);
+    c.non_negative("dirac.job_agent.minimum_time_left", ja.minimum_time_left);
+    c.non_negative("dirac.job_agent.stop_margin_s", ja.stop_margin_s);
+    c.positive("dirac.pilot_status.pilot_stalled_days", d.pilot_status.pilot_stalled_days);
+
+    // Workload.
+    if s.workload.is_empty() {
+        c.fail("workload", "at least one job stream is needed");
+    }
+    c.unique("workload", "job stream", s.workload.iter().map(|w| w.name.as_str()));
+    for (i, w) in s.workload.iter().enumerate() {
+        let p = format!("workload[{i}]");
+        match d.groups.iter().find(|g| g.name == w.group) {
+            None => c.fail(format!("{p}.group"), format!("unknown group {:?} (known: {})", w.group, list(&groups))),
+            Some(g) if !g.users.is_empty() && !g.users.contains(&w.owner) => c.fail(
+                format!("{p}.owner"),
+                format!("user {:?} is not in group {:?} (users: {})", w.owner, g.name, g.users.join(", ")),
+            ),
+            Some(_) => {}
+        }
+        c.count(&format!("{p}.count"), u64::from(w.count));
+        match &w.arrival {
+            Arrival::Burst { at_s } => c.non_negative(&format!("{p}.arrival.at_s"), *at_s),
+            Arrival::Poisson { start_s, rate_per_hour } => {
+                c.non_negative(&format!("{p}.arrival.start_s"), *start_s);
+                c.positive(&format!("{p}.arrival.rate_per_hour"), *rate_per_hour);
+            }
+            Arrival::Spread { start_s, end_s } => {
+                c.non_negative(&format!("{p}.arrival.start_s"), *start_s);
+                if !(end_s > start_s) {
+                    c.fail(format!("{p}.arrival.end_s"), format!("must be after start_s ({start_s}), got {end_s}"));
+                }
+            }
+        }
+        c.distribution(&format!("{p}.cpu_work"), &w.cpu_work);
+        c.positive(&format!("{p}.cpu_time"), w.cpu_time);
+        if w.user_priority > 10 {
+            c.fail(format!("{p}.user_priority"), format!("must be 0..=10 (JDL Priority), got {}", w.user_priority));
+        }
+        c.known(&format!("{p}.sites"), "site", &w.sites, &sites);
+        c.known(&format!("{p}.banned_sites"), "site", &w.banned_sites, &sites);
+        c.known(&format!("{p}.grid_ces"), "CE", &w.grid_ces, &ce_names);
+        c.known(&format!("{p}.platforms"), "platform", &w.platforms, &platforms);
+        c.known(&format!("{p}.submit_pools"), "submit pool", &w.submit_pools, &pools);
+        for (k, t) in w.pilot_types.iter().enumerate() {
+            if t.to_lowercase() != "private" {
+                c.fail(format!("{p}.pilot_types[{k}]"), format!("the only pilot type is \"private\" (seed 000), got {t:?}"));
+            }
+        }
+        c.probability(&format!("{p}.failure_probability"), w.failure_probability);
+        if c.problems.is_empty() && !stream_can_run_somewhere(s, i) {
+            c.fail(
+                p.clone(),
+                format!(
+                    "no CE can run stream {:?}: check its sites, platforms, CEs, tags and CPU time (segment {} s) against every CE's CPU capacity",
+                    w.name,
+                    d.task_queues.cpu_segments.fit(w.cpu_time)
+                ),
+            );
+        }
+    }
+
+    for (i, t) in s.expect.thresholds.iter().enumerate() {
+        if let Err(e) = parse_threshold(t) {
+            c.fail(format!("expect.thresholds[{i}]"), e);
+        }
+    }
+    c.count("expect.replicas", u64::from(s.expect.replicas));
+    c.problems
+}
+
+/// True if at least one CE satisfies the stream's site, CE, platform, tag and CPU requirements.
+fn stream_can_run_somewhere(s: &Scenario, i: usize) -> bool {
+    let w = &s.workload[i];
+    let segment = s.dirac.task_queues.cpu_segments.fit(w.cpu_time);
+    let ja = &s.dirac.job_agent;
+    s.sites.iter().any(|site| {
+        (w.sites.is_empty() || w.sites.contains(&site.name))
+            && !w.banned_sites.contains(&site.name)
+            && site.ces.iter().any(|ce| {
+                (w.grid_ces.is_empty() || w.grid_ces.contains(&ce.name))
+                    && (w.platforms.is_empty() || w.platforms.contains(&ce.platform))
+                    && w.tags.iter().all(|t| ce.tags.contains(t))
+                    && ja.cpu_time_left(ce.max_walltime_s, 0.0, ce.cpu_power) >= segment
+            })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{QUICKSTART, parse};
+    use super::*;
+
+    fn quick() -> Scenario {
+        parse(QUICKSTART, "q").unwrap()
+    }
+
+    fn problems_of(f: impl Fn(&mut Scenario)) -> Vec<Problem> {
+        let mut s = quick();
+        f(&mut s);
+        validate(&s)
+    }
+
+    fn has(problems: &[Problem], path: &str) -> bool {
+        problems.iter().any(|p| p.path == path)
+    }
+
+    #[test]
+    fn quickstart_has_no_problem() {
+        assert_eq!(validate(&quick()), vec![]);
+    }
+
+    #[test]
+    fn each_kind_of_problem_is_reported_with_its_path() {
+        assert!(has(&problems_of(|s| s.duration_s = -1.0), "duration_s"));
+        assert!(has(&problems_of(|s| s.sites[0].ces[0].slots = 0), "sites[0].ces[0].slots"));
+        assert!(has(&problems_of(|s| s.sites[0].ces[0].abort_probability = 1.5), "sites[0].ces[0].abort_probability"));
+        assert!(has(
+            &problems_of(|s| s.sites[0].ces[0].pilot_wait = Distribution::Empirical(vec![])),
+            "sites[0].ces[0].pilot_wait"
+        ));
+        assert!(has(&problems_of(|s| s.workload[0].group = "nobody".into()), "workload[0].group"));
+        assert!(has(&problems_of(|s| s.workload[0].sites = vec!["Nowhere".into()]), "workload[0].sites[0]"));
+        assert!(has(&problems_of(|s| s.workload[0].count = 0), "workload[0].count"));
+        assert!(has(&problems_of(|s| s.workload[0].user_priority = 11), "workload[0].user_priority"));
+        assert!(has(&problems_of(|s| s.dirac.director.private_pilot_fraction = -0.1), "dirac.director.private_pilot_fraction"));
+        assert!(has(
+            &problems_of(|s| s.dirac.groups.iter_mut().for_each(|g| g.job_share = 0.0)),
+            "dirac.groups"
+        ));
+        assert!(has(&problems_of(|s| s.sites[1].name = s.sites[0].name.clone()), "sites[1].name"));
+        assert!(has(&problems_of(|s| s.expect.thresholds = vec!["x ~ 3".into()]), "expect.thresholds[0]"));
+        assert!(has(&problems_of(|s| s.dirac.director.default_submit_pools = vec!["SAM".into()]), "dirac.director.default_submit_pools[0]"));
+    }
+
+    #[test]
+    fn a_stream_no_ce_can_run_is_reported() {
+        let p = problems_of(|s| {
+            for site in &mut s.sites {
+                for ce in &mut site.ces {
+                    ce.max_walltime_s = 600.0;
+                }
+            }
+        });
+        assert!(p.iter().any(|p| p.path.starts_with("workload[") && p.message.contains("no CE can run")), "{p:?}");
+    }
+}

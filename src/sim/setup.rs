@@ -1,0 +1,230 @@
+//! Building the world from a scenario: interning names, task-queue definitions of each job
+//! stream, share entities, and the CEs each submit pool reaches.
+
+use std::collections::BTreeMap;
+
+use crate::dirac::matcher::{PilotIdentity, Resource};
+use crate::dirac::taskqueue::{TqDefinition, canonical};
+use crate::metrics::recorder::{EntityDef, JobEntities, Level};
+use crate::scenario::Scenario;
+use crate::scenario::types::Ce;
+
+/// String interner: names become dense `u32` ids, in first-seen order.
+#[derive(Debug, Clone, Default)]
+pub struct Names {
+    ids: BTreeMap<String, u32>,
+    names: Vec<String>,
+}
+
+impl Names {
+    /// The id of `name`, creating it if new.
+    pub fn id(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.ids.insert(name.to_string(), id);
+        self.names.push(name.to_string());
+        id
+    }
+
+    /// The name of an id.
+    pub fn name(&self, id: u32) -> &str {
+        &self.names[id as usize]
+    }
+
+    fn ids(&mut self, names: &[String]) -> Vec<u32> {
+        canonical(names.iter().map(|n| self.id(n)).collect())
+    }
+}
+
+/// Everything static the world needs, derived once from the scenario.
+#[derive(Debug, Clone)]
+pub struct Static {
+    /// Interned names of sites, CEs, platforms, tags, pools, users, groups, setups.
+    pub names: Names,
+    /// CE configurations, flattened in scenario order.
+    pub ces: Vec<Ce>,
+    /// Site index of each CE.
+    pub ce_site: Vec<u32>,
+    /// Interned site, CE and platform name of each CE, and its sorted tags.
+    pub ce_site_id: Vec<u32>,
+    pub ce_name_id: Vec<u32>,
+    pub ce_platform_id: Vec<u32>,
+    pub ce_tags: Vec<Vec<u32>>,
+    /// Slots of each CE.
+    pub ce_slots: Vec<u32>,
+    /// Group id (interned) → JOB_SHARING.
+    pub job_sharing: BTreeMap<u32, bool>,
+    /// Group id → JobShare.
+    pub group_share: BTreeMap<u32, f64>,
+    /// TQ definition of each stream.
+    pub stream_def: Vec<TqDefinition>,
+    /// Share entities of each stream.
+    pub stream_entities: Vec<JobEntities>,
+    /// Share entities (groups with jobs, then users of non-JOB_SHARING groups).
+    pub entities: Vec<EntityDef>,
+    /// Submit pool id → CE indices it reaches.
+    pub pool_ces: BTreeMap<u32, Vec<u32>>,
+    /// Interned DefaultSubmitPools.
+    pub default_pools: Vec<u32>,
+    /// Interned pilot type "private".
+    pub private_type: u32,
+    /// Interned setup of the scenario.
+    pub setup: u32,
+}
+
+impl Static {
+    /// Derive the static world from a validated scenario.
+    pub fn new(s: &Scenario) -> Self {
+        let mut names = Names::default();
+        let private_type = names.id("private");
+        let setup = names.id(&format!("setup:{}", s.dirac.setup));
+        let mut ces = Vec::new();
+        let (mut ce_site, mut ce_site_id, mut ce_name_id, mut ce_platform_id, mut ce_tags, mut ce_slots) =
+            (vec![], vec![], vec![], vec![], vec![], vec![]);
+        for (i, site) in s.sites.iter().enumerate() {
+            let site_id = names.id(&format!("site:{}", site.name));
+            for ce in &site.ces {
+                ce_site.push(i as u32);
+                ce_site_id.push(site_id);
+                ce_name_id.push(names.id(&format!("ce:{}", ce.name)));
+                ce_platform_id.push(names.id(&format!("platform:{}", ce.platform)));
+                let tags: Vec<String> = ce.tags.iter().map(|t| format!("tag:{t}")).collect();
+                ce_tags.push(names.ids(&tags));
+                ce_slots.push(ce.slots);
+                ces.push(ce.clone());
+            }
+        }
+        let mut job_sharing = BTreeMap::new();
+        let mut group_share = BTreeMap::new();
+        for g in &s.dirac.groups {
+            let id = names.id(&format!("group:{}", g.name));
+            job_sharing.insert(id, g.job_sharing());
+            group_share.insert(id, g.job_share);
+        }
+        let prefixed = |p: &str, v: &[String]| -> Vec<String> { v.iter().map(|x| format!("{p}:{x}")).collect() };
+        let segments = &s.dirac.task_queues.cpu_segments;
+        let stream_def = s
+            .workload
+            .iter()
+            .map(|w| TqDefinition {
+                owner: names.id(&format!("user:{}", w.owner)),
+                group: names.id(&format!("group:{}", w.group)),
+                setup,
+                cpu_time: segments.fit(w.cpu_time).round() as u64,
+                sites: names.ids(&prefixed("site", &w.sites)),
+                banned_sites: names.ids(&prefixed("site", &w.banned_sites)),
+                platforms: names.ids(&prefixed("platform", &w.platforms)),
+                grid_ces: names.ids(&prefixed("ce", &w.grid_ces)),
+                pilot_types: names.ids(&w.pilot_types.iter().map(|t| t.to_lowercase()).collect::<Vec<_>>()),
+                submit_pools: names.ids(&prefixed("pool", &w.submit_pools)),
+                tags: names.ids(&prefixed("tag", &w.tags)),
+                force_generic: w.force_generic,
+            })
+            .collect();
+        let (entities, stream_entities) = share_entities(s);
+        let mut pool_ces = BTreeMap::new();
+        for pool in &s.dirac.director.submit_pools {
+            let id = names.id(&format!("pool:{}", pool.name));
+            let list: Vec<u32> = (0..ces.len() as u32)
+                .filter(|&c| pool.ces.is_empty() || pool.ces.contains(&ces[c as usize].name))
+                .collect();
+            pool_ces.insert(id, list);
+        }
+        let default_pools = names.ids(&prefixed("pool", &s.dirac.director.default_submit_pools));
+        Self {
+            names,
+            ces,
+            ce_site,
+            ce_site_id,
+            ce_name_id,
+            ce_platform_id,
+            ce_tags,
+            ce_slots,
+            job_sharing,
+            group_share,
+            stream_def,
+            stream_entities,
+            entities,
+            pool_ces,
+            default_pools,
+            private_type,
+            setup,
+        }
+    }
+
+    /// The resource description a pilot at CE `c` presents to the Matcher.
+    pub fn resource(&self, c: u32, identity: PilotIdentity, cpu_time: f64) -> Resource<'_> {
+        let c = c as usize;
+        Resource {
+            identity,
+            private_type: self.private_type,
+            setup: self.setup,
+            site: self.ce_site_id[c],
+            grid_ce: self.ce_name_id[c],
+            platform: self.ce_platform_id[c],
+            tags: &self.ce_tags[c],
+            cpu_time,
+        }
+    }
+
+    /// True if group `g` has JOB_SHARING.
+    pub fn is_job_sharing(&self, g: u32) -> bool {
+        self.job_sharing.get(&g).copied().unwrap_or(false)
+    }
+}
+
+/// The share entities of a scenario and the entities of each stream.
+///
+/// Groups that have jobs are entities with target JobShare / Σ JobShare (over those groups);
+/// users of non-JOB_SHARING groups are entities with target 1/U among the group's users
+/// that have jobs (seed 002).
+pub fn share_entities(s: &Scenario) -> (Vec<EntityDef>, Vec<JobEntities>) {
+    let mut groups: Vec<&str> = Vec::new();
+    for w in &s.workload {
+        if !groups.contains(&w.group.as_str()) {
+            groups.push(&w.group);
+        }
+    }
+    let config = |g: &str| s.dirac.groups.iter().find(|c| c.name == g).expect("validated group");
+    let total: f64 = groups.iter().map(|g| config(g).job_share).sum();
+    let mut entities: Vec<EntityDef> = groups
+        .iter()
+        .map(|g| EntityDef {
+            name: g.to_string(),
+            level: Level::Group,
+            parent: None,
+            target_share: if total > 0.0 { config(g).job_share / total } else { 0.0 },
+        })
+        .collect();
+    for (gi, g) in groups.iter().enumerate() {
+        if config(g).job_sharing() {
+            continue;
+        }
+        let mut users: Vec<&str> = Vec::new();
+        for w in s.workload.iter().filter(|w| w.group == *g) {
+            if !users.contains(&w.owner.as_str()) {
+                users.push(&w.owner);
+            }
+        }
+        for u in &users {
+            entities.push(EntityDef {
+                name: format!("{g}/{u}"),
+                level: Level::User,
+                parent: Some(gi),
+                target_share: 1.0 / users.len() as f64,
+            });
+        }
+    }
+    let streams = s
+        .workload
+        .iter()
+        .map(|w| {
+            let group = groups.iter().position(|g| *g == w.group).expect("listed");
+            let user = entities.iter().position(|e| e.parent == Some(group) && e.name == format!("{}/{}", w.group, w.owner));
+            JobEntities { group, user }
+        })
+        .collect();
+    (entities, streams)
+}

@@ -1,0 +1,74 @@
+//! Configuration of the workload as written in a scenario file: job streams and arrivals.
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::distribution::Distribution;
+
+/// A stream of jobs of one owner and group with identical requirements.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobStream {
+    /// Label of the stream in the outputs.
+    pub name: String,
+    /// Owner (user name; DIRAC v9 keys task queues by user name, 2009 by DN).
+    pub owner: String,
+    /// Owner group; must be one of `dirac.groups`.
+    pub group: String,
+    /// Number of jobs.
+    pub count: u32,
+    /// When the jobs arrive.
+    pub arrival: Arrival,
+    /// Actual CPU work of each job, in normalised CPU seconds (capped at `cpu_time`).
+    pub cpu_work: Distribution,
+    /// The JDL `CPUTime` requirement; default 86400 s (reference §1.1, JobManifest).
+    #[serde(default = "default_cpu_time")]
+    pub cpu_time: f64,
+    /// JDL `Priority` (UserPriority), 0..10, default 1 (reference §1.1).
+    #[serde(default = "default_user_priority")]
+    pub user_priority: u8,
+    /// Sites allowed (empty: any).
+    #[serde(default)]
+    pub sites: Vec<String>,
+    /// Sites the job must not run at.
+    #[serde(default)]
+    pub banned_sites: Vec<String>,
+    /// Platforms accepted (empty: any).
+    #[serde(default)]
+    pub platforms: Vec<String>,
+    /// Grid CEs required (empty: any).
+    #[serde(default)]
+    pub grid_ces: Vec<String>,
+    /// Pilot types accepted: empty (any) or `["private"]` (seed 000).
+    #[serde(default)]
+    pub pilot_types: Vec<String>,
+    /// Submit pools to use (empty: the director's DefaultSubmitPools).
+    #[serde(default)]
+    pub submit_pools: Vec<String>,
+    /// Tags required; the CE must offer all of them.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// The director's `ForceGeneric` flag: only generic pilots for this TQ (seed 000).
+    #[serde(default)]
+    pub force_generic: bool,
+    /// Probability that a job fails (application error) at its end.
+    #[serde(default)]
+    pub failure_probability: f64,
+}
+
+fn default_cpu_time() -> f64 {
+    86_400.0
+}
+fn default_user_priority() -> u8 {
+    1
+}
+
+/// The arrival process of a job stream.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Arrival {
+    /// All jobs at once.
+    Burst { at_s: f64 },
+    /// A Poisson process with this rate, starting at `start_s`.
+    Poisson { start_s: f64, rate_per_hour: f64 },
+    /// Evenly spaced over `[start_s, end_s)`.
+    Spread { start_s: f64, end_s: f64 },
+}

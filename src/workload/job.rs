@@ -1,0 +1,60 @@
+//! A job's life in the simulation: what the JobDB would record.
+
+use crate::dirac::taskqueue::{JobId, TqId};
+use crate::engine::SimTime;
+use crate::grid::PilotId;
+
+/// Job states (DIRAC's JobStatus, reduced to what the model distinguishes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum JobStatus {
+    /// Not submitted yet (its submission time is after the current time).
+    Pending,
+    /// In a task queue.
+    Waiting,
+    /// Matched by a pilot and running.
+    Running,
+    /// Finished successfully.
+    Done,
+    /// Finished with an application failure.
+    Failed,
+}
+
+impl JobStatus {
+    /// The DIRAC name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobStatus::Pending => "Pending",
+            JobStatus::Waiting => "Waiting",
+            JobStatus::Running => "Running",
+            JobStatus::Done => "Done",
+            JobStatus::Failed => "Failed",
+        }
+    }
+}
+
+/// One job.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub id: JobId,
+    /// Index of its stream.
+    pub stream: u32,
+    pub submitted: SimTime,
+    /// Actual CPU work, normalised seconds.
+    pub cpu_work: f64,
+    pub status: JobStatus,
+    /// Task queue it waited in.
+    pub tq: Option<TqId>,
+    /// When a pilot matched it (it starts at once).
+    pub matched: Option<SimTime>,
+    pub ended: Option<SimTime>,
+    /// CE index and pilot that ran it.
+    pub ce: Option<u32>,
+    pub pilot: Option<PilotId>,
+}
+
+impl Job {
+    /// Waiting time from submission to match, in seconds.
+    pub fn wait_s(&self) -> Option<f64> {
+        self.matched.map(|m| (m - self.submitted).as_secs_f64())
+    }
+}

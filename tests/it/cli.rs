@@ -1,0 +1,54 @@
+//! The `pilotsim` binary: exit codes and messages of `validate` and `run`.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn pilotsim() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_pilotsim"))
+}
+
+fn tmp(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pilotsim-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn validate_reports_syntax_and_semantic_problems() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let good = root.join("scenarios/quickstart.ron");
+    let ok = pilotsim().arg("validate").arg(&good).output().unwrap();
+    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stdout));
+
+    let syntax = tmp("syntax.ron", "Scenario(\n  name: \"x\",\n  duration_s: 10\n  sites: [],\n)");
+    let q = std::fs::read_to_string(&good).unwrap();
+    let semantic = tmp("semantic.ron", &q.replace("slots: 400", "slots: 0").replace("abort_probability: 0.05", "abort_probability: 5"));
+    let out = pilotsim().arg("validate").arg(&good).arg(&syntax).arg(&semantic).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&format!("{}:4:", syntax.display())), "{text}");
+    assert!(text.contains(&format!("{}: sites[0].ces[0].slots: must be at least 1", semantic.display())), "{text}");
+    assert!(text.contains("sites[1].ces[0].abort_probability: must be a probability"), "{text}");
+
+    let garbage = tmp("garbage.ron", "\u{0}\u{1}((((]]]");
+    let out = pilotsim().arg("validate").arg(&garbage).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "never a panic");
+    let missing = pilotsim().arg("validate").arg("/nonexistent/x.ron").output().unwrap();
+    assert_eq!(missing.status.code(), Some(1));
+}
+
+#[test]
+fn run_rejects_unknown_set_paths_and_writes_nothing() {
+    let out_dir = std::env::temp_dir().join(format!("pilotsim-cli-run-{}", std::process::id()));
+    let out = pilotsim()
+        .args(["run", "--quiet", "--set", "dirac.director.extra_pilot_fractio=0.5", "--out"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("extra_pilot_fractio") && err.contains("extra_pilot_fraction"), "{err}");
+    assert!(!out_dir.exists(), "nothing is written when the input is bad");
+}
