@@ -1,9 +1,10 @@
 //! The run digest: one 64-bit fingerprint of every event a run processed.
 //!
-//! Two runs with the same digest processed the same events at the same times in the same
-//! order, so a digest recorded with a result proves that a rerun (another machine, another
-//! build, a refactoring) reproduced it exactly. It is not cryptographic: it detects
-//! accidental divergence, not forgery.
+//! Runs that processed the same events at the same times in the same order have the same
+//! digest, and runs that diverged anywhere almost surely do not, so a digest recorded with
+//! a result checks that a rerun (another machine, another build, a refactoring)
+//! reproduced it exactly. It is not cryptographic: it detects accidental divergence, not
+//! forgery.
 //!
 //! The algorithm is fixed forever: changing it, its constants or its initial state changes
 //! every recorded digest. Each word costs one `splitmix64` (two multiplications, a few ns).
@@ -25,8 +26,8 @@ impl Digest {
     }
 
     /// Fold one word in: `state = splitmix64(state ^ v).rotate_left(23)`. For a fixed
-    /// state this is a bijection of `v` (and for a fixed `v` of the state), so two
-    /// sequences differing in one word always end with different states.
+    /// state this is a bijection of `v`, and for a fixed `v` one of the state, so two
+    /// equally long sequences that differ in exactly one word never collide.
     #[inline]
     pub fn write_u64(&mut self, v: u64) {
         self.0 = splitmix64(self.0 ^ v).rotate_left(23);

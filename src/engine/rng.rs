@@ -54,6 +54,7 @@ pub fn derive_seed(master: u64, key: &str) -> u64 {
 /// SplitMix64's output function applied to `x` (Steele, Lea & Flood 2014): a bijective
 /// mixer whose every output bit depends on every input bit. Used to turn structured
 /// seeds (0, 1, 2, small hashes) into well-spread generator states.
+#[inline]
 pub fn splitmix64(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

@@ -1,5 +1,6 @@
 //! The simulation: builds the world from a scenario, runs it, checks its invariants.
 
+pub mod history;
 pub mod setup;
 pub mod world;
 
