@@ -12,6 +12,7 @@ pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod sim;
+pub mod sweep;
 pub mod workload;
 
 /// The pilotsim version recorded in every output.

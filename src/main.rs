@@ -55,6 +55,39 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Regression-check scenarios against their `expect` thresholds and committed baselines.
+    ///
+    /// Each scenario runs R replicas (seeds derived from its seed). A threshold holds if the
+    /// replica mean satisfies it; a baseline metric holds if the mean is within four standard
+    /// errors of the baseline (at least 1 %). Prints one row per scenario and metric; exits 0
+    /// if all pass, 1 if any fails, 2 if an input is invalid.
+    Check {
+        /// Scenario files, or directories whose *.ron files are all checked.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Replicas per scenario (default: the scenario's `expect.replicas`, 5).
+        #[arg(long)]
+        replicas: Option<u32>,
+        /// Where baselines live.
+        #[arg(long, default_value = "results/baselines")]
+        baselines: PathBuf,
+        /// Rewrite the baselines from this run instead of comparing.
+        #[arg(long)]
+        update_baselines: bool,
+    },
+    /// Convert real configuration into scenario fragments.
+    #[command(subcommand)]
+    Import(Import),
+}
+
+#[derive(Subcommand)]
+enum Import {
+    /// Print the RON fragment (groups, share_corrections) equivalent to a DIRAC CS .cfg file
+    /// (Registry/Groups and Operations/.../JobScheduling/ShareCorrections).
+    DiracCfg {
+        /// The .cfg file.
+        file: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -68,7 +101,97 @@ fn main() -> ExitCode {
             }
         },
         Command::Validate { files } => cmd_validate(&files),
+        Command::Check { paths, replicas, baselines, update_baselines } => {
+            cmd_check(&paths, replicas, &baselines, update_baselines)
+        }
+        Command::Import(Import::DiracCfg { file }) => cmd_import_cfg(&file),
     }
+}
+
+fn cmd_import_cfg(file: &PathBuf) -> ExitCode {
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("{}: {e}", file.display());
+            return ExitCode::from(1);
+        }
+    };
+    match scenario::dirac_cfg::import(&text) {
+        Ok(import) => {
+            print!("{}", scenario::dirac_cfg::to_ron_fragment(&import));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{}:{}:{}: {}", file.display(), e.line, e.col, e.kind);
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Scenario files named on the command line, directories expanded to their *.ron files.
+fn scenario_files(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(p)
+                .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).filter(|f| f.extension().is_some_and(|x| x == "ron")).collect())
+                .unwrap_or_default();
+            files.sort();
+            out.extend(files);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    out
+}
+
+fn cmd_check(paths: &[PathBuf], replicas: Option<u32>, baselines: &std::path::Path, update: bool) -> ExitCode {
+    let files = scenario_files(paths);
+    let mut invalid = false;
+    let mut failed = false;
+    let bar = (std::io::stderr().is_terminal()).then(|| ProgressBar::new(files.len() as u64));
+    println!("{:<24} {:<40} {:<22} {:<22} verdict", "scenario", "metric", "expected", "got");
+    for f in &files {
+        if let Some(b) = &bar {
+            b.set_message(f.display().to_string());
+        }
+        let prepared = match scenario::load_file(f).map_err(anyhow::Error::from).and_then(|l| run::prepare(&l, &[])) {
+            Ok(p) => p,
+            Err(e) => {
+                invalid = true;
+                eprintln!("{e:#}");
+                continue;
+            }
+        };
+        let n = replicas.unwrap_or(prepared.scenario.expect.replicas).max(1);
+        match pilotsim::sweep::check::check(&prepared, n, baselines, update) {
+            Ok(rows) => {
+                if rows.is_empty() {
+                    println!("{:<24} (no thresholds and no baseline: nothing to check)", prepared.scenario.name);
+                }
+                for r in rows {
+                    failed |= !r.pass;
+                    let verdict = if r.pass { "pass" } else { "FAIL" };
+                    println!("{:<24} {:<40} {:<22} {:<22} {verdict}", r.scenario, r.metric, r.expected, r.got);
+                }
+            }
+            Err(e) => {
+                invalid = true;
+                eprintln!("{}: {e:#}", f.display());
+            }
+        }
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    if files.is_empty() {
+        eprintln!("no scenario files found in {paths:?}");
+        return ExitCode::from(2);
+    }
+    ExitCode::from(if invalid { 2 } else if failed { 1 } else { 0 })
 }
 
 fn load(path: Option<&PathBuf>) -> Result<Loaded, LoadError> {

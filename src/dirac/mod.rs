@@ -2,6 +2,7 @@
 //! over explicit inputs, randomness passed in. Each is named after the DIRAC component it
 //! reimplements and cites the seed and reference sections it follows.
 
+pub mod corrector;
 pub mod director;
 pub mod job_agent;
 pub mod matcher;

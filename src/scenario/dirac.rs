@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::dirac::corrector::ShareCorrections;
 use crate::dirac::director::DirectorSettings;
 use crate::dirac::job_agent::JobAgentSettings;
 use crate::dirac::matcher::MatcherSettings;
@@ -17,6 +18,7 @@ pub struct DiracConfig {
     #[serde(default = "default_setup")]
     pub setup: String,
     /// Registry groups with their JobShare, properties and users.
+    #[serde(default)]
     pub groups: Vec<GroupConfig>,
     /// TaskQueueDB options (CPU segments).
     #[serde(default)]
@@ -36,6 +38,15 @@ pub struct DiracConfig {
     /// PilotStatusAgent options.
     #[serde(default)]
     pub pilot_status: PilotStatusSettings,
+    /// Share corrections (`JobScheduling/ShareCorrections`); off by default as in DIRAC.
+    #[serde(default)]
+    pub share_corrections: ShareCorrections,
+    /// A DIRAC CS `.cfg` file (path relative to the scenario file) to read the Registry
+    /// groups and the ShareCorrections from, as operators write them. Values written in the
+    /// scenario itself win: groups are read only if `groups` is empty, corrections only if
+    /// `share_corrections` is left at its defaults.
+    #[serde(default)]
+    pub cfg_file: Option<String>,
 }
 
 fn default_setup() -> String {

@@ -5,6 +5,7 @@
 //! - [`overrides::apply`]: `--set path=value` on any field.
 
 pub mod dirac;
+pub mod dirac_cfg;
 pub mod expect;
 pub mod overrides;
 pub mod types;
@@ -80,21 +81,59 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, LoadError> {
     })
 }
 
-/// Parse and validate text; semantic problems become [`LoadError::Invalid`].
-pub fn load_str(text: &str, origin: &str) -> Result<Loaded, LoadError> {
-    let scenario = parse(text, origin)?;
+/// Parse and validate text whose relative paths (`dirac.cfg_file`) are relative to `base`;
+/// semantic problems become [`LoadError::Invalid`].
+pub fn load_str_in(text: &str, origin: &str, base: &Path) -> Result<Loaded, LoadError> {
+    let mut scenario = parse(text, origin)?;
+    let cfg_text = apply_cfg_file(&mut scenario, base)?;
     let problems = validate(&scenario);
     if !problems.is_empty() {
         return Err(LoadError::Invalid { file: origin.to_string(), problems });
     }
-    Ok(Loaded { scenario, origin: origin.to_string(), sha256: sha256_hex(text) })
+    // The identity covers the cfg file too: changing it changes the scenario.
+    let sha256 = match cfg_text {
+        None => sha256_hex(text),
+        Some(cfg) => sha256_hex(&format!("{text}\n--- dirac.cfg_file ---\n{cfg}")),
+    };
+    Ok(Loaded { scenario, origin: origin.to_string(), sha256 })
+}
+
+/// [`load_str_in`] with paths relative to the current directory.
+pub fn load_str(text: &str, origin: &str) -> Result<Loaded, LoadError> {
+    load_str_in(text, origin, Path::new("."))
 }
 
 /// Read, parse and validate a scenario file.
 pub fn load_file(path: &Path) -> Result<Loaded, LoadError> {
     let origin = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| LoadError::Io { file: origin.clone(), message: e.to_string() })?;
-    load_str(&text, &origin)
+    load_str_in(&text, &origin, path.parent().unwrap_or(Path::new(".")))
+}
+
+/// Read `dirac.cfg_file` (DIRAC CS syntax) into the scenario: the Registry groups if the
+/// scenario lists none, the ShareCorrections if the scenario leaves them at their defaults.
+/// Returns the cfg text, if there was a file.
+fn apply_cfg_file(s: &mut Scenario, base: &Path) -> Result<Option<String>, LoadError> {
+    let Some(rel) = s.dirac.cfg_file.clone() else { return Ok(None) };
+    let path = base.join(&rel);
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| LoadError::Io { file: file.clone(), message: format!("dirac.cfg_file: {e}") })?;
+    let import = dirac_cfg::import_with(&text, s.dirac.share_corrections.variant).map_err(|e| LoadError::Syntax {
+        file,
+        line: e.line,
+        col: e.col,
+        message: e.kind.to_string(),
+    })?;
+    if s.dirac.groups.is_empty() {
+        s.dirac.groups = import.groups;
+    }
+    if let Some(sc) = import.share_corrections {
+        if s.dirac.share_corrections == Default::default() {
+            s.dirac.share_corrections = sc;
+        }
+    }
+    Ok(Some(text))
 }
 
 /// The embedded quickstart scenario.

@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 
 use super::expect::parse_threshold;
 use super::types::{Arrival, Distribution, Scenario};
+use crate::dirac::corrector;
 use crate::dirac::priority::JOB_SHARING;
 
 /// One semantic problem: the field path and what is wrong with it.
@@ -179,6 +180,31 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
     }
     if !d.groups.is_empty() && d.groups.iter().all(|g| g.job_share == 0.0) {
         c.fail("dirac.groups", "every JobShare is 0: no group could ever be given a pilot");
+    }
+    let sc = &d.share_corrections;
+    c.positive("dirac.share_corrections.update_history_period_s", sc.update_history_period_s);
+    let mut keys = BTreeSet::new();
+    for (i, inst) in sc.instances.iter().enumerate() {
+        let p = format!("dirac.share_corrections.instances[{i}]");
+        for (path, msg) in corrector::validate(inst) {
+            c.fail(format!("{p}.{path}"), msg);
+        }
+        if !keys.insert(inst.group.clone()) {
+            c.fail(format!("{p}.group"), "only one instance per group key (SharesCorrector keeps the first)");
+        }
+        if let Some(g) = &inst.group {
+            match d.groups.iter().find(|x| &x.name == g) {
+                None => c.fail(format!("{p}.group"), format!("unknown group {g:?} (known: {})", list(&groups))),
+                Some(x) if x.job_sharing() => c.fail(
+                    format!("{p}.group"),
+                    format!("group {g:?} has JOB_SHARING: its share is not split among users, so a per-user corrector is meaningless (seed 002)"),
+                ),
+                Some(_) => {}
+            }
+        }
+    }
+    if sc.enabled && sc.instances.is_empty() {
+        c.fail("dirac.share_corrections.instances", "EnableSharesCorrection is on but no corrector instance is defined");
     }
     for msg in d.task_queues.cpu_segments.problems() {
         c.fail("dirac.task_queues.cpu_segments", msg);

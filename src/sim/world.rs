@@ -5,12 +5,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::setup::Static;
 use crate::dirac::matcher::{self, PilotIdentity};
+use super::history::UsageHistory;
+use crate::dirac::corrector::{self, CorrectorInstance};
 use crate::dirac::priority::{self, EntityShares};
 use crate::dirac::taskqueue::{JobId, TaskQueue, TaskQueueDb, TqChange, TqId};
 use crate::dirac::director;
 use crate::engine::{Digest, EventQueue, RngStreams, SimDuration, SimRng, SimTime, dist};
 use crate::grid::{CeState, Pilot, PilotId, PilotStatus, wms};
-use crate::metrics::recorder::{PilotCounts, Recorder};
+use crate::metrics::recorder::{Level, PilotCounts, Recorder};
 use crate::scenario::Scenario;
 use crate::workload::{Job, JobSpec, JobStatus};
 
@@ -35,6 +37,8 @@ pub enum Event {
     JobRequest(PilotId),
     /// The job a pilot runs ends.
     JobEnd(PilotId),
+    /// The share corrector's accounting history is refreshed (`UpdateHistoryPeriod`).
+    HistoryUpdate,
 }
 
 impl Event {
@@ -50,6 +54,7 @@ impl Event {
             Event::PilotStalled(p) => (7, u64::from(p)),
             Event::JobRequest(p) => (8, u64::from(p)),
             Event::JobEnd(p) => (9, u64::from(p)),
+            Event::HistoryUpdate => (10, 0),
         }
     }
 }
@@ -80,6 +85,8 @@ pub struct World {
     pub recorder: Recorder,
     pub digest: Digest,
     pub events: u64,
+    /// The accounting history the share corrector reads.
+    history: UsageHistory,
     /// Pilots in Submitted/Waiting per TQ, for the director's waiting-pilot count.
     waiting_by_tq: BTreeMap<TqId, BTreeSet<PilotId>>,
     aborted: u32,
@@ -127,6 +134,9 @@ impl World {
         queue.push(SimTime::ZERO, Event::PriorityRecalculation);
         queue.push(SimTime::ZERO, Event::DirectorCycle);
         queue.push(SimTime::ZERO, Event::Sample);
+        if scenario.dirac.share_corrections.enabled {
+            queue.push(SimTime::ZERO, Event::HistoryUpdate);
+        }
         let ces = st.ce_site.iter().map(|&site| CeState { site, ..Default::default() }).collect();
         let warmup = SimTime::ZERO + SimDuration::from_secs_f64(scenario.output.warmup_s);
         let recorder = Recorder::new(st.entities.clone(), warmup);
@@ -141,6 +151,7 @@ impl World {
             recorder,
             digest: Digest::new(),
             events: 0,
+            history: UsageHistory::default(),
             waiting_by_tq: BTreeMap::new(),
             aborted: 0,
             rng,
@@ -187,6 +198,11 @@ impl World {
             Event::PilotStalled(p) => self.pilot_gives_up_waiting(now, p, PilotStatus::Cancelled),
             Event::JobRequest(p) => self.job_request(now, p),
             Event::JobEnd(p) => self.job_end(now, p),
+            Event::HistoryUpdate => {
+                let cumulative = self.recorder.total_job_seconds(now).to_vec();
+                self.history.refresh(now, &cumulative);
+                self.after(now, self.scenario.dirac.share_corrections.update_history_period_s, Event::HistoryUpdate);
+            }
         }
     }
 
@@ -208,10 +224,67 @@ impl World {
         }
     }
 
-    /// The group shares entering the priority computation. This is the seam where the
-    /// share corrector (seed 002, "Dynamic share corrections") multiplies them.
+    /// The group shares entering the priority computation, corrected by the WMSHistory
+    /// corrector when `EnableSharesCorrection` is on (seed 002, "Dynamic share corrections";
+    /// reference §2.3): the global instance corrects the shares of the groups that have task
+    /// queues, a per-group instance the shares `S_g/U_g` of that group's owners.
     fn entity_shares(&self) -> EntityShares {
-        EntityShares { group: self.st.group_share.clone(), user_factor: BTreeMap::new() }
+        let mut shares = EntityShares { group: self.st.group_share.clone(), user_factor: BTreeMap::new() };
+        let sc = &self.scenario.dirac.share_corrections;
+        if !sc.enabled {
+            return shares;
+        }
+        let bare = |id: u32| self.st.names.name(id).split_once(':').map_or("", |x| x.1).to_string();
+        let owners = priority::owners_per_group(self.tqs.iter());
+        for inst in &sc.instances {
+            let slices = self.history_slices(inst);
+            match &inst.group {
+                None => {
+                    let expected: BTreeMap<String, f64> =
+                        owners.keys().map(|&g| (bare(g), self.st.group_share[&g])).collect();
+                    let corrected = corrector::correct_shares(inst, sc.variant, &expected, &slices);
+                    for &g in owners.keys() {
+                        shares.group.insert(g, corrected[&bare(g)]);
+                    }
+                }
+                Some(group) => {
+                    let Some((&g, users)) = owners.iter().find(|(g, _)| bare(**g) == *group) else { continue };
+                    let per_user = shares.group.get(&g).copied().unwrap_or(priority::DEFAULT_GROUP_SHARE) / users.len() as f64;
+                    let expected: BTreeMap<String, f64> = users.iter().map(|&u| (bare(u), per_user)).collect();
+                    let corrected = corrector::correct_shares(inst, sc.variant, &expected, &slices);
+                    for &u in users {
+                        let factor = if per_user > 0.0 { corrected[&bare(u)] / per_user } else { 1.0 };
+                        shares.user_factor.insert((g, u), factor);
+                    }
+                }
+            }
+        }
+        shares
+    }
+
+    /// The usage of each slice of a corrector instance, keyed as the instance's entities
+    /// (group names, or user names of its group). Entities with no usage are absent, as in
+    /// an accounting report.
+    fn history_slices(&self, inst: &CorrectorInstance) -> Vec<BTreeMap<String, f64>> {
+        inst.slices
+            .iter()
+            .map(|slice| {
+                let Some(avg) = self.history.average_running(slice.time_span_s) else { return BTreeMap::new() };
+                self.recorder
+                    .entities
+                    .iter()
+                    .zip(avg)
+                    .filter(|(_, a)| *a > 0.0)
+                    .filter_map(|(def, a)| match (&inst.group, def.level) {
+                        (None, Level::Group) => Some((def.name.clone(), a)),
+                        (Some(g), Level::User) => {
+                            def.name.strip_prefix(g.as_str()).and_then(|r| r.strip_prefix('/')).map(|u| (u.to_string(), a))
+                        }
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect()
     }
 
     fn recompute_priorities(&mut self) {

@@ -1,0 +1,577 @@
+//! `scenario::dirac_cfg` — read DIRAC Configuration System `.cfg` text (seed 002's example;
+//! reference `dirac.md` §2.1, §3.1) and turn its Registry groups and share corrections into
+//! pilotsim scenario values ([`import`], [`to_ron_fragment`]).
+//!
+//! Syntax (as `diraccfg` `CFG.loadFromBuffer` reads it): `Name {`, or `Name` then `{` on a later
+//! line, opens a section; `}` closes it; `key = value` sets an option (the value is the rest of the
+//! line, braces included); `key += value` appends `", value"`; list values split on commas, items
+//! trimmed, empties dropped (`List.fromChar`). Lines and columns are 1-based (columns in chars).
+//! Differences from `diraccfg`: `#` starts a comment at the start of a line **or after
+//! whitespace** (`diraccfg` keeps `value # note` as the value); `+=` on an unknown key acts as `=`
+//! (`diraccfg` raises `KeyError`); a repeated option key keeps the last value in the first one's
+//! place (as `CFG.setOption`), but a repeated section name, or an option and a section sharing a
+//! name, is an error (`createNewSection` raises `KeyError`; `setOption` would silently replace the
+//! section); names cannot contain whitespace or `/`, must be followed by `{` or `=`, and an option
+//! cannot share a line with a brace (`diraccfg` glues such text into odd names instead).
+
+use serde::{Deserialize, Serialize};
+
+use crate::dirac::corrector::{CorrectorInstance, CorrectorVariant, ShareCorrections, TimeSlice};
+use CfgErrorKind::*;
+use GlobalCorrectionKey as K;
+
+/// A `.cfg` text that cannot be read or imported; displays as `line:col: message`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{line}:{col}: {kind}")]
+pub struct CfgError {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub col: usize,
+    /// What went wrong.
+    pub kind: CfgErrorKind,
+}
+
+/// What went wrong; every message says what was expected.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CfgErrorKind {
+    /// A `}` with no open section.
+    #[error("unexpected `}}`: no section is open (expected an option, a section or the end of the text)")]
+    UnmatchedClose,
+    /// The text ends inside section `path` (`A/B`), opened at the error's position.
+    #[error("section `{path}` opened here is never closed (expected `}}` before the end of the text){hint}")]
+    UnclosedSection { path: String, hint: String },
+    /// A line that is neither an option nor a section (e.g. a name without `{` or `=`).
+    #[error("{found}: expected {expected}")]
+    Unexpected { found: String, expected: String },
+    /// A section name used twice in a section, or a name used for an option and a section.
+    #[error("`{name}` is already defined at line {first_line} (expected a unique section name)")]
+    Duplicate { name: String, first_line: usize },
+    /// An option value of the wrong type.
+    #[error("option `{key} = {value}`: expected {expected}")]
+    BadValue { key: String, value: String, expected: String },
+    /// Valid syntax that pilotsim cannot import (unsupported corrector, conflicting sections).
+    #[error("{0}")]
+    Import(String),
+}
+
+impl CfgError {
+    /// An error of `kind` at `line:col`.
+    pub fn new(line: usize, col: usize, kind: CfgErrorKind) -> Self {
+        Self { line, col, kind }
+    }
+}
+
+/// One `key = value` option, at the position of its key (of the last `=` if redefined).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CfgOption {
+    pub key: String,
+    /// The raw value, trimmed; `+=` appends `", value"`.
+    pub value: String,
+    pub line: usize,
+    pub col: usize,
+}
+
+impl CfgOption {
+    /// The value as a list: split on commas, items trimmed, empty items dropped (`List.fromChar`).
+    pub fn list(&self) -> Vec<String> {
+        self.value.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect()
+    }
+
+    /// The value as a finite number; the error names the option's line:col.
+    pub fn f64(&self) -> Result<f64, CfgError> {
+        let bad = || BadValue { key: self.key.clone(), value: self.value.clone(), expected: "a finite number".into() };
+        self.value.parse().ok().filter(|x: &f64| x.is_finite()).ok_or_else(|| CfgError::new(self.line, self.col, bad()))
+    }
+}
+
+/// A section: options and sub-sections in text order, at the position of its name (the root:
+/// empty name, 0:0).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CfgSection {
+    pub name: String,
+    pub line: usize,
+    pub col: usize,
+    pub options: Vec<CfgOption>,
+    pub sections: Vec<CfgSection>,
+}
+
+impl CfgSection {
+    /// The sub-section at a `/`-separated path (empty levels ignored; `""` is `self`).
+    pub fn section(&self, path: &str) -> Option<&CfgSection> {
+        let mut levels = path.split('/').map(str::trim).filter(|p| !p.is_empty());
+        levels.try_fold(self, |s, name| s.sections.iter().find(|c| c.name == name))
+    }
+
+    /// The option `key`, which may be a path (`Registry/Groups/g/JobShare`).
+    pub fn option(&self, key: &str) -> Option<&CfgOption> {
+        let (sec, key) = key.rsplit_once('/').map_or((Some(self), key), |(p, k)| (self.section(p), k));
+        sec?.options.iter().find(|o| o.key == key.trim())
+    }
+
+    /// The value of option `key` (a name or a path).
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.option(key).map(|o| o.value.as_str())
+    }
+
+    /// The value of option `key` as a list; empty if the option is absent.
+    pub fn get_list(&self, key: &str) -> Vec<String> {
+        self.option(key).map(CfgOption::list).unwrap_or_default()
+    }
+
+    /// The value of option `key` as a number: `Ok(None)` if absent, an error naming line:col if
+    /// it is not a finite number.
+    pub fn get_f64(&self, key: &str) -> Result<Option<f64>, CfgError> {
+        self.option(key).map(CfgOption::f64).transpose()
+    }
+
+    /// The line of the section or option called `name`, if any.
+    fn defined_at(&self, name: &str) -> Option<usize> {
+        let sections = self.sections.iter().map(|s| (&s.name, s.line));
+        sections.chain(self.options.iter().map(|o| (&o.key, o.line))).find(|(n, _)| *n == name).map(|(_, l)| l)
+    }
+}
+
+type Res<T> = Result<T, CfgError>;
+
+/// What may follow a name.
+const NAME_NEXT: &str = "`{` on this or the next line (a section) or `=` (an option)";
+
+/// The line without its comment: from a `#` at the start or after whitespace.
+fn strip_comment(line: &str) -> &str {
+    let start = |i: usize| line[..i].chars().next_back().is_none_or(char::is_whitespace);
+    line.char_indices().find(|&(i, c)| c == '#' && start(i)).map_or(line, |(i, _)| &line[..i])
+}
+
+fn unexpected(line: usize, col: usize, found: impl Into<String>, expected: &str) -> CfgError {
+    CfgError::new(line, col, Unexpected { found: found.into(), expected: expected.into() })
+}
+
+/// Parse `.cfg` text into its root section (syntax in the module doc). Never panics.
+pub fn parse(text: &str) -> Result<CfgSection, CfgError> {
+    let mut stack = vec![CfgSection::default()];
+    let mut pending: Option<(String, usize, usize)> = None; // a name waiting for `{` on a later line
+    let mut brace_value: Option<(String, usize, usize)> = None; // the last option whose value has `}`
+    for (line, raw) in (1..).zip(text.split('\n')) {
+        let chars: Vec<char> = strip_comment(raw).chars().collect();
+        let Some(first) = chars.iter().position(|c| !c.is_whitespace()) else { continue };
+        if let Some((name, l, c)) = pending.take_if(|_| chars[first] != '{') {
+            return Err(unexpected(l, c, format!("`{name}` is not followed by `{{`"), NAME_NEXT));
+        }
+        let (mut name, mut at, mut name_done, mut brace_seen) = (String::new(), 0, false, false);
+        for (j, &c) in chars.iter().enumerate().skip(first) {
+            let col = j + 1;
+            match c {
+                _ if c.is_whitespace() => name_done = !name.is_empty(),
+                '{' => {
+                    let (n, l, cl) = match pending.take() {
+                        _ if !name.is_empty() => (std::mem::take(&mut name), line, at),
+                        Some(p) => p,
+                        None => return Err(unexpected(line, col, "`{` without a name", "a section name before `{`")),
+                    };
+                    if let Some(first_line) = stack.last().and_then(|p| p.defined_at(&n)) {
+                        return Err(CfgError::new(l, cl, Duplicate { name: n, first_line }));
+                    }
+                    stack.push(CfgSection { name: n, line: l, col: cl, ..CfgSection::default() });
+                    (name_done, brace_seen) = (false, true);
+                }
+                '}' if !name.is_empty() => return Err(unexpected(line, at, format!("`{name}}}`"), NAME_NEXT)),
+                '}' if stack.len() < 2 => return Err(CfgError::new(line, col, UnmatchedClose)),
+                '}' => {
+                    if let (Some(done), Some(parent)) = (stack.pop(), stack.last_mut()) {
+                        parent.sections.push(done);
+                    }
+                    brace_seen = true;
+                }
+                '=' | '+' if c == '=' || chars.get(j + 1) == Some(&'=') => {
+                    let op = if c == '+' { "+=" } else { "=" };
+                    if name.is_empty() {
+                        return Err(unexpected(line, col, format!("`{op}` without a key"), "a key before it"));
+                    }
+                    if brace_seen {
+                        let found = format!("option `{name}` on a line with a brace");
+                        return Err(unexpected(line, at, found, "each option on its own line"));
+                    }
+                    let value = chars[j + op.len()..].iter().collect::<String>().trim().to_string();
+                    brace_value = value.contains('}').then(|| (name.clone(), line, at)).or(brace_value);
+                    let Some(top) = stack.last_mut() else { break };
+                    if let Some(s) = top.sections.iter().find(|s| s.name == name) {
+                        return Err(CfgError::new(line, at, Duplicate { name, first_line: s.line }));
+                    }
+                    match top.options.iter_mut().find(|o| o.key == name) {
+                        Some(o) if op == "+=" => o.value = format!("{}, {value}", o.value),
+                        Some(o) => (o.value, o.line, o.col) = (value, line, at),
+                        None => top.options.push(CfgOption { key: name, value, line, col: at }),
+                    }
+                    name = String::new();
+                    break;
+                }
+                '/' => return Err(unexpected(line, col, "`/` in a name", "a name without `/` (it separates levels)")),
+                _ if name_done => {
+                    let expected = "`=` (an option) or `{` (a section); names cannot contain spaces";
+                    return Err(unexpected(line, col, format!("`{c}` after `{name}`"), expected));
+                }
+                _ => {
+                    at = if name.is_empty() { col } else { at };
+                    name.push(c);
+                }
+            }
+        }
+        pending = (!name.is_empty()).then_some((name, line, at));
+    }
+    if let Some((name, line, col)) = pending {
+        return Err(unexpected(line, col, format!("`{name}` is not followed by `{{`"), NAME_NEXT));
+    }
+    if let Some(top) = stack.last().filter(|_| stack.len() > 1) {
+        let path = stack[1..].iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join("/");
+        let hint = brace_value.map_or(String::new(), |(k, l, c)| format!(" (`{k}` at {l}:{c} has `}}` in its value)"));
+        return Err(CfgError::new(top.line, top.col, UnclosedSection { path, hint }));
+    }
+    Ok(stack.pop().unwrap_or_default())
+}
+
+/// A Registry group: the scenario's own group type, so an import is a scenario fragment.
+pub use crate::dirac::priority::GroupConfig as GroupDef;
+
+/// Which global-cap option an instance gave (reference §3.1 ⚠: DIRAC 9 reads only
+/// `MaxGlobalCorrection`; the seed and the docs say `MaxGlobalCorrectionFactor`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GlobalCorrectionKey {
+    /// Neither: the default 5.
+    Default,
+    /// `MaxGlobalCorrectionFactor` only (the seed's name).
+    Factor,
+    /// `MaxGlobalCorrection` only (the name DIRAC 9 reads).
+    Correction,
+    /// Both; the variant decides which one is used.
+    Both,
+}
+
+/// What [`import`] found in a `.cfg` text; (de)serialises as the scenario fragment
+/// ([`to_ron_fragment`]) without `global_correction_keys`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiracCfgImport {
+    /// `/Registry/Groups/*`, in text order.
+    pub groups: Vec<GroupDef>,
+    /// The `ShareCorrections` section, if there is one.
+    pub share_corrections: Option<ShareCorrections>,
+    /// One per `share_corrections.instances`, same order: which global-cap option was given.
+    #[serde(skip)]
+    pub global_correction_keys: Vec<GlobalCorrectionKey>,
+}
+
+/// [`import_with`] for the default [`CorrectorVariant::Seed`].
+pub fn import(text: &str) -> Result<DiracCfgImport, CfgError> {
+    import_with(text, CorrectorVariant::Seed)
+}
+
+/// Parse `text`; extract `/Registry/Groups/*` (`JobShare` default 1000, `Properties`, `Users`) and
+/// the `ShareCorrections` section, top-level (seed 002) or anywhere under `/Operations` (e.g.
+/// `Defaults/JobScheduling`, `<VO>/<Setup>/JobScheduling`, the seed's `Scheduling/<setup>`), at most
+/// one. `EnableSharesCorrection` (`y`/`yes`/`true`/`1`) is read in its parent, else in it; absent is
+/// false (reference §2.3), so the seed example imports disabled. No `ShareCorrectorsToStart` starts
+/// nothing (as in DIRAC); only `WMSHistory` is supported: its sub-sections are the instances
+/// (`Group`, global cap, `UpdateHistoryPeriod`, which must agree), theirs the slices (reference
+/// §3.1 defaults). Global cap: `Seed` takes `MaxGlobalCorrectionFactor`, else `MaxGlobalCorrection`,
+/// else 5; `Dirac9` ignores the seed name, as the real code does (which also casts these values
+/// with `int()`, so `Weight = 0.8` becomes the default there; pilotsim reads numbers).
+pub fn import_with(text: &str, variant: CorrectorVariant) -> Result<DiracCfgImport, CfgError> {
+    let root = parse(text)?;
+    let mut groups = Vec::new();
+    for g in root.section("Registry/Groups").map_or(&[][..], |s| &s.sections) {
+        let (properties, users) = (g.get_list("Properties"), g.get_list("Users"));
+        let job_share = g.get_f64("JobShare")?.unwrap_or(crate::dirac::priority::DEFAULT_GROUP_SHARE);
+        groups.push(GroupDef { name: g.name.clone(), job_share, properties, users });
+    }
+    let mut found: Vec<_> = root.sections.iter().filter(|s| s.name == "ShareCorrections").map(|s| (&root, s)).collect();
+    let mut todo: Vec<&CfgSection> = root.sections.iter().filter(|s| s.name == "Operations").collect();
+    while let Some(p) = todo.pop() {
+        for s in &p.sections {
+            if s.name == "ShareCorrections" { found.push((p, s)) } else { todo.push(s) }
+        }
+    }
+    found.sort_by_key(|(_, s)| s.line);
+    if let [(_, first), (_, second), ..] = found[..] {
+        let message = format!("a second `ShareCorrections` section (the first is at line {}): keep one", first.line);
+        return Err(CfgError::new(second.line, second.col, Import(message)));
+    }
+    let mut imp = DiracCfgImport { groups, share_corrections: None, global_correction_keys: Vec::new() };
+    if let Some((parent, sc)) = found.first() {
+        read_corrections(&mut imp, parent, sc, variant)?;
+    }
+    Ok(imp)
+}
+
+/// Read `ShareCorrections` section `sc`, child of `up`, into `imp` (see [`import_with`]).
+fn read_corrections(imp: &mut DiracCfgImport, up: &CfgSection, sc: &CfgSection, v: CorrectorVariant) -> Res<()> {
+    let flag = up.get("EnableSharesCorrection").or_else(|| sc.get("EnableSharesCorrection"));
+    let enabled = flag.is_some_and(|f| ["y", "yes", "true", "1"].contains(&f.to_lowercase().as_str()));
+    let out = imp.share_corrections.insert(ShareCorrections { enabled, variant: v, ..ShareCorrections::default() });
+    let mut wms = None;
+    if let Some(start) = sc.option("ShareCorrectorsToStart") {
+        let fail = |message: String| CfgError::new(start.line, start.col, Import(message));
+        let types = start.list();
+        if let Some(t) = types.iter().find(|t| *t != "WMSHistory") {
+            return Err(fail(format!("corrector type `{t}` is not supported (expected only `WMSHistory`)")));
+        }
+        if !types.is_empty() {
+            wms = Some(sc.section("WMSHistory").ok_or_else(|| fail("`WMSHistory` has no section".into()))?);
+        }
+    }
+    let mut periods: Vec<&CfgOption> = sc.option("UpdateHistoryPeriod").into_iter().collect();
+    for inst in wms.map_or(&[][..], |w| &w.sections) {
+        let group = inst.get("Group").filter(|g| !g.is_empty()).map(String::from);
+        if let Some(prev) = out.instances.iter().find(|i| i.group == group) {
+            let what = group.as_deref().map_or("the groups".to_string(), |g| format!("the users of `{g}`"));
+            let m = format!("`{}` corrects {what} like `{}`: DIRAC keeps one instance per group", inst.name, prev.name);
+            return Err(CfgError::new(inst.line, inst.col, Import(m)));
+        }
+        let (factor, corr) = (inst.get_f64("MaxGlobalCorrectionFactor")?, inst.get_f64("MaxGlobalCorrection")?);
+        let index = usize::from(factor.is_some()) + 2 * usize::from(corr.is_some());
+        imp.global_correction_keys.push([K::Default, K::Factor, K::Correction, K::Both][index]);
+        let seed_value = factor.filter(|_| v == CorrectorVariant::Seed);
+        let max_global_correction = seed_value.or(corr).unwrap_or(CorrectorInstance::default().max_global_correction);
+        periods.extend(inst.option("UpdateHistoryPeriod"));
+        let mut slices = Vec::new();
+        for s in &inst.sections {
+            let (d, num) = (TimeSlice::default(), |k: &str, d: f64| s.get_f64(k).map(|v| v.unwrap_or(d)));
+            let (time_span_s, weight) = (num("TimeSpan", d.time_span_s)?, num("Weight", d.weight)?);
+            let max_correction = num("MaxCorrection", d.max_correction)?;
+            slices.push(TimeSlice { name: s.name.clone(), time_span_s, weight, max_correction });
+        }
+        out.instances.push(CorrectorInstance { name: inst.name.clone(), group, max_global_correction, slices });
+    }
+    if let Some(first) = periods.first() {
+        out.update_history_period_s = first.f64()?;
+        if let Some(o) = periods.iter().find(|o| o.f64().ok() != Some(out.update_history_period_s)) {
+            let m = format!("UpdateHistoryPeriod differs from the one at line {}: pilotsim has one", first.line);
+            return Err(o.f64().err().unwrap_or(CfgError::new(o.line, o.col, Import(m))));
+        }
+    }
+    Ok(())
+}
+
+/// The RON for pilotsim's scenario: `groups: [...]` then `share_corrections: (...)` (or `None`),
+/// each ending with a comma. Numbers print with a decimal point or an exponent; strings use Rust
+/// escapes, which RON reads back.
+pub fn to_ron_fragment(import: &DiracCfgImport) -> String {
+    let strs = |v: &[String]| format!("[{}]", v.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", "));
+    let mut s = String::from("groups: [\n");
+    for g in &import.groups {
+        let (n, j, p, u) = (&g.name, g.job_share, strs(&g.properties), strs(&g.users));
+        s += &format!("    (name: {n:?}, job_share: {j:?}, properties: {p}, users: {u}),\n");
+    }
+    s += "],\n";
+    let Some(sc) = &import.share_corrections else { return s + "share_corrections: None,\n" };
+    let (e, v, p) = (sc.enabled, sc.variant, sc.update_history_period_s);
+    s += &format!("share_corrections: (enabled: {e}, variant: {v:?}, update_history_period_s: {p:?}, instances: [\n");
+    for i in &sc.instances {
+        let (n, m) = (&i.name, i.max_global_correction);
+        let g = i.group.as_ref().map_or("None".into(), |g| format!("Some({g:?})"));
+        s += &format!("    (name: {n:?}, group: {g}, max_global_correction: {m:?}, slices: [\n");
+        for t in &i.slices {
+            let (n, t, w, m) = (&t.name, t.time_span_s, t.weight, t.max_correction);
+            s += &format!("        (name: {n:?}, time_span_s: {t:?}, weight: {w:?}, max_correction: {m:?}),\n");
+        }
+        s += "    ]),\n";
+    }
+    s + "]),\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Seed 002's WMSHistory example, verbatim.
+    const SEED_002: &str = r"ShareCorrections
+{
+ShareCorrectorsToStart = WMSHistory
+WMSHistory
+{
+GroupsInstance
+{
+MaxGlobalCorrectionFactor = 3
+WeekSlice
+{
+TimeSpan = 604800
+Weight = 80
+MaxCorrection = 2
+}
+HourSlice
+{
+TimeSpan = 3600
+Weight = 20
+MaxCorrection = 5
+}
+}
+lhcb_userInstance
+{
+Group = lhcb_user
+MaxGlobalCorrectionFactor = 3
+WeekSlice
+{
+TimeSpan = 604800
+Weight = 80
+MaxCorrection = 2
+}
+HourSlice
+{
+TimeSpan = 3600
+Weight = 20
+MaxCorrection = 5
+}
+}
+}
+}";
+
+    fn seed_instances(global: f64) -> Vec<CorrectorInstance> {
+        let sl = |name: &str, t, w, m| TimeSlice { name: name.into(), time_span_s: t, weight: w, max_correction: m };
+        let slices = vec![sl("WeekSlice", 604_800.0, 80.0, 2.0), sl("HourSlice", 3600.0, 20.0, 5.0)];
+        let base =
+            CorrectorInstance { name: "GroupsInstance".into(), max_global_correction: global, slices, group: None };
+        let g = Some("lhcb_user".to_string());
+        vec![base.clone(), CorrectorInstance { name: "lhcb_userInstance".into(), group: g, ..base }]
+    }
+
+    /// The fragment wrapped as `( groups: …, share_corrections: … )`, read back as the scenario does.
+    fn round_trip(imp: &DiracCfgImport) {
+        let text = format!("(\n{}\n)", to_ron_fragment(imp));
+        let options = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
+        let back: DiracCfgImport = options.from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!((&back.groups, &back.share_corrections), (&imp.groups, &imp.share_corrections));
+    }
+
+    #[test]
+    fn seed_002_example_imports_two_instances_and_round_trips() {
+        let imp = import(SEED_002).unwrap();
+        let want = ShareCorrections { instances: seed_instances(3.0), ..ShareCorrections::default() };
+        assert_eq!((imp.groups.len(), &imp.share_corrections), (0, &Some(want)));
+        assert_eq!(imp.global_correction_keys, [GlobalCorrectionKey::Factor; 2]);
+        // DIRAC 9 never reads `MaxGlobalCorrectionFactor` (reference §3.1 ⚠): the default 5 applies.
+        let d9 = import_with(SEED_002, CorrectorVariant::Dirac9).unwrap().share_corrections.unwrap();
+        assert_eq!((d9.variant, d9.instances), (CorrectorVariant::Dirac9, seed_instances(5.0)));
+        let frag = to_ron_fragment(&imp);
+        for want in [
+            "groups: [\n],\nshare_corrections: (enabled: false, variant: Seed, update_history_period_s: 900.0, instances: [\n",
+            "    (name: \"GroupsInstance\", group: None, max_global_correction: 3.0, slices: [\n",
+            "        (name: \"WeekSlice\", time_span_s: 604800.0, weight: 80.0, max_correction: 2.0),\n",
+            "    (name: \"lhcb_userInstance\", group: Some(\"lhcb_user\"), max_global_correction: 3.0, slices: [\n",
+        ] {
+            assert!(frag.contains(want), "{want}\n{frag}");
+        }
+        round_trip(&imp);
+    }
+
+    #[test]
+    fn registry_groups_and_operations_paths() {
+        let registry = "Registry\n{\n  Groups\n  {\n    lhcb_prod\n    {\n      JobShare = 3000\n      \
+            Properties = JOB_SHARING, NormalUser\n      Users = prod1\n    }\n    lhcb_user {\n      Users = a, b\n      \
+            Users += c,\n    }\n    \"odd\\name\"é {\n JobShare = 1e-7\n    }\n  }\n}\n";
+        let sc = "ShareCorrections {\n ShareCorrectorsToStart = WMSHistory\n WMSHistory {\n  G {\n   \
+            MaxGlobalCorrection = 2\n   MaxGlobalCorrectionFactor = 4\n   UpdateHistoryPeriod = 600\n   S {\n   }\n  }\n }\n}\n";
+        for (open, close) in [
+            ("Operations {\n Defaults {\n JobScheduling {\n EnableSharesCorrection = yes\n", "}\n}\n}\n"),
+            ("Operations {\n VO {\n Setup {\n JobScheduling {\n EnableSharesCorrection = True\n", "}\n}\n}\n}\n"),
+            ("Operations {\n Scheduling {\n Production {\n EnableSharesCorrection = 1\n", "}\n}\n}\n"),
+            ("EnableSharesCorrection = y\n", ""),
+        ] {
+            let imp = import(&format!("{registry}{open}{sc}{close}")).unwrap();
+            let g = &imp.groups;
+            assert_eq!((g.len(), g[0].name.as_str(), g[0].job_share, g[1].job_share), (3, "lhcb_prod", 3000.0, 1000.0));
+            let lists = [g[0].properties.join(","), g[0].users.join(","), g[1].users.join(","), g[2].name.clone()];
+            assert_eq!(lists, ["JOB_SHARING,NormalUser", "prod1", "a,b,c", "\"odd\\name\"é"]);
+            let s = imp.share_corrections.as_ref().unwrap();
+            let i = &s.instances[0];
+            assert_eq!((s.enabled, s.update_history_period_s, i.max_global_correction), (true, 600.0, 4.0));
+            assert_eq!(i.slices, [TimeSlice { name: "S".into(), ..TimeSlice::default() }]);
+            assert_eq!(imp.global_correction_keys, [GlobalCorrectionKey::Both]);
+            round_trip(&imp);
+        }
+        let d9 = import_with(sc, CorrectorVariant::Dirac9).unwrap().share_corrections.unwrap();
+        assert_eq!((d9.enabled, d9.instances[0].max_global_correction), (false, 2.0));
+        let none = import("ShareCorrections {\n WMSHistory {\n  G {\n  }\n }\n}").unwrap();
+        assert_eq!(none.share_corrections.unwrap().instances, [], "ShareCorrectorsToStart absent: nothing starts");
+        let only_registry = import(registry).unwrap();
+        assert!(to_ron_fragment(&only_registry).ends_with("],\nshare_corrections: None,\n"));
+        round_trip(&only_registry);
+    }
+
+    #[test]
+    fn syntax_comments_appends_braces_and_positions() {
+        let text = "# header\r\nTop   # the top section\r\n\r\n  # between name and brace\r\n{\r\n  a = 1 # note\r\n  \
+            url = http://x/#frag\r\n  list += x\r\n  list += , y,, z\r\n  a = 2\r\n  Sub {}\r\n  Deep {\r\n    k = v = w\r\n  \
+            }\r\n}\r\n} \t# closes nothing\n";
+        assert_eq!(parse(text), Err(CfgError::new(16, 1, UnmatchedClose)));
+        let root = parse(text.rsplit_once("} \t#").unwrap().0).unwrap();
+        let (top, a) = (root.section("/Top/").unwrap(), root.option("Top/a").unwrap());
+        assert_eq!((top.name.as_str(), top.line, top.col), ("Top", 2, 1));
+        assert_eq!((a.value.as_str(), a.line, a.col), ("2", 10, 3), "last value wins, with its position");
+        assert_eq!(top.options.iter().map(|o| o.key.as_str()).collect::<Vec<_>>(), ["a", "url", "list"]);
+        assert_eq!((root.get("Top/url"), root.get("Top/list")), (Some("http://x/#frag"), Some("x, , y,, z")));
+        assert_eq!((root.get_list("Top/list").join("|"), root.get("Top/Deep/k")), ("x|y|z".into(), Some("v = w")));
+        assert_eq!((root.section("Top/Sub").unwrap().line, root.section("Top/Deep").unwrap().col), (11, 3));
+        assert_eq!((root.get_f64("Top/a"), root.get_f64("Top/missing")), (Ok(Some(2.0)), Ok(None)));
+        assert!(root.get_f64("Top/url").unwrap_err().to_string().starts_with("7:3: option `url = http"));
+        assert!(root.get_list("Nope/x").is_empty() && root.section("Top/a").is_none() && root.get("Top").is_none());
+        assert_eq!(parse(""), Ok(CfgSection::default()));
+    }
+
+    #[test]
+    fn every_error_kind_names_its_line_and_column() {
+        let check = |text: &str, line: usize, col: usize, msg: &str| {
+            let e = import(text).unwrap_err();
+            assert_eq!((e.line, e.col), (line, col), "{text:?}: {e}");
+            assert!(e.to_string().starts_with(&format!("{line}:{col}: ")) && e.to_string().contains(msg), "{e}");
+        };
+        check("A {\n}\n}\n", 3, 1, "unexpected `}`: no section is open");
+        check("A {\n  B {\n  x = 1\n}\n", 1, 1, "section `A` opened here is never closed (expected `}`");
+        check("A {\n  B\n  {\n    x = 1 }\n", 2, 3, "`A/B` opened here is never closed (expected `}` before the end");
+        check("A {\n  B\n  {\n    x = 1 }\n", 2, 3, "the text) (`x` at 4:5 has `}` in its value)");
+        check("Name\nKey = 1\n", 1, 1, "`Name` is not followed by `{`: expected `{` on this or the next line");
+        check("A {\n}\n  Tail  # comment\n\n", 3, 3, "`Tail` is not followed by `{`");
+        check("A {\n  Key 5\n}\n", 2, 7, "`5` after `Key`: expected `=` (an option) or `{` (a section)");
+        check("  = 3\n", 1, 3, "`=` without a key: expected a key");
+        check("x {\n += 3\n}", 2, 2, "`+=` without a key");
+        check("A { x = 1 }\n", 1, 5, "option `x` on a line with a brace: expected each option on its own line");
+        check("{\n}\n", 1, 1, "`{` without a name: expected a section name");
+        check("A {\n B }\n}\n", 2, 2, "`B}`: expected `{` on this or the next line");
+        check("Foo/Bar = 1\n", 1, 4, "`/` in a name");
+        check("A {\n}\nA {\n}\n", 3, 1, "`A` is already defined at line 1 (expected a unique section name)");
+        check("A {\n  x = 1\n  x {\n  }\n}\n", 3, 3, "`x` is already defined at line 2");
+        check("A {\n  x {\n  }\n  x = 1\n}\n", 4, 3, "`x` is already defined at line 2");
+        check(
+            "Registry {\nGroups {\ng {\n JobShare = lots\n}\n}\n}",
+            4,
+            2,
+            "`JobShare = lots`: expected a finite number",
+        );
+        let sc = |body: &str| format!("ShareCorrections {{\n ShareCorrectorsToStart = WMSHistory\n{body}\n}}");
+        let wms = |inst: &str| sc(&format!(" WMSHistory {{\n{inst}\n }}"));
+        check("ShareCorrections {\n ShareCorrectorsToStart = WMSHistory, X\n}", 2, 2, "type `X` is not supported");
+        check(&sc(""), 2, 2, "`WMSHistory` has no section");
+        check("ShareCorrections {\n}\nOperations {\n ShareCorrections {\n }\n}", 4, 2, "(the first is at line 1)");
+        check(&wms("  A {\n  }\n  B {\n   Group =\n  }"), 6, 3, "`B` corrects the groups like `A`");
+        check(&wms("  A {\n   Group = g\n  }\n  B {\n   Group = g\n  }"), 7, 3, "corrects the users of `g` like `A`");
+        let period = " UpdateHistoryPeriod = 900\n WMSHistory {\n  A {\n   UpdateHistoryPeriod = 60\n  }\n }";
+        check(&sc(period), 6, 4, "UpdateHistoryPeriod differs from the one at line 3");
+        check(&wms("  A {\n   S {\n    Weight = heavy\n   }\n  }"), 6, 5, "`Weight = heavy`: expected a finite number");
+    }
+
+    #[test]
+    fn fuzz_never_panics() {
+        let (mut x, alphabet) = (0x5eed_0002_u64, b"{}{}==+#/ \t\n\n\r,aZ_9.\xc3\xa9\xff");
+        for round in 0..4000 {
+            let mut bytes = Vec::new();
+            for _ in 0..=(round % 60) {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                let r = (x >> 33) as usize;
+                bytes.push(if round % 4 == 0 { r as u8 } else { alphabet[r % alphabet.len()] });
+            }
+            let text = String::from_utf8_lossy(&bytes);
+            let e = import(&text).err().filter(|e| !(1..=text.split('\n').count()).contains(&e.line));
+            assert!(e.is_none(), "{text:?}: {e:?}");
+            let _ = import(&format!("{SEED_002}\n{text}"));
+        }
+    }
+}
