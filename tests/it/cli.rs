@@ -52,3 +52,31 @@ fn run_rejects_unknown_set_paths_and_writes_nothing() {
     assert!(err.contains("extra_pilot_fractio") && err.contains("extra_pilot_fraction"), "{err}");
     assert!(!out_dir.exists(), "nothing is written when the input is bad");
 }
+
+#[test]
+fn check_exit_codes_and_cfg_import() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let bad = tmp("bad_check.ron", "Scenario(name: \"x\")");
+    let out = pilotsim().arg("check").arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "invalid input");
+
+    let q = std::fs::read_to_string(root.join("scenarios/quickstart.ron")).unwrap();
+    let failing = tmp("failing.ron", &q.replace("pilot_efficiency >= 0.5", "pilot_efficiency >= 1.5").replace("\"quickstart\"", "\"failing\""));
+    let out = pilotsim().args(["check", "--replicas", "1", "--baselines", "/nonexistent"]).arg(&failing).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("FAIL"));
+
+    let cfg = tmp(
+        "dirac.cfg",
+        "Registry\n{\n  Groups\n  {\n    lhcb_prod\n    {\n      JobShare = 3000\n      Properties = JOB_SHARING\n    }\n  }\n}\n",
+    );
+    let out = pilotsim().args(["import", "dirac-cfg"]).arg(&cfg).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let ron = String::from_utf8_lossy(&out.stdout);
+    assert!(ron.contains("lhcb_prod") && ron.contains("3000") && ron.contains("JOB_SHARING"), "{ron}");
+    let broken = tmp("broken.cfg", "Registry\n{\n  Groups\n  {\n");
+    let out = pilotsim().args(["import", "dirac-cfg"]).arg(&broken).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("{}:", broken.display())), "{err}");
+}
