@@ -134,7 +134,11 @@ fn scenario_files(paths: &[PathBuf]) -> Vec<PathBuf> {
     for p in paths {
         if p.is_dir() {
             let mut files: Vec<PathBuf> = std::fs::read_dir(p)
-                .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).filter(|f| f.extension().is_some_and(|x| x == "ron")).collect())
+                .map(|d| {
+                    d.filter_map(|e| e.ok().map(|e| e.path()))
+                        .filter(|f| f.extension().is_some_and(|x| x == "ron"))
+                        .collect()
+                })
                 .unwrap_or_default();
             files.sort();
             out.extend(files);
@@ -191,7 +195,13 @@ fn cmd_check(paths: &[PathBuf], replicas: Option<u32>, baselines: &std::path::Pa
         eprintln!("no scenario files found in {paths:?}");
         return ExitCode::from(2);
     }
-    ExitCode::from(if invalid { 2 } else if failed { 1 } else { 0 })
+    ExitCode::from(if invalid {
+        2
+    } else if failed {
+        1
+    } else {
+        0
+    })
 }
 
 fn load(path: Option<&PathBuf>) -> Result<Loaded, LoadError> {
@@ -233,7 +243,13 @@ fn progress_bar(quiet: bool, end_hours: u64) -> Option<ProgressBar> {
     Some(bar)
 }
 
-fn cmd_run(path: Option<PathBuf>, seed: Option<u64>, out: Option<PathBuf>, sets: Vec<String>, quiet: bool) -> anyhow::Result<()> {
+fn cmd_run(
+    path: Option<PathBuf>,
+    seed: Option<u64>,
+    out: Option<PathBuf>,
+    sets: Vec<String>,
+    quiet: bool,
+) -> anyhow::Result<()> {
     let loaded = load(path.as_ref())?;
     let prepared: Prepared = run::prepare(&loaded, &sets)?;
     let seed = seed.unwrap_or(prepared.scenario.seed);
@@ -279,12 +295,27 @@ fn print_summary(s: &Summary, origin: &str, dir: &std::path::Path) {
     let p = &s.pilots;
     println!(
         "pilots: {} submitted, {} used, {} empty, {} aborted, {} failed, {} cancelled; efficiency {}",
-        p.submitted, p.used, p.empty, p.aborted, p.failed, p.cancelled, pct(s.pilot_efficiency)
+        p.submitted,
+        p.used,
+        p.empty,
+        p.aborted,
+        p.failed,
+        p.cancelled,
+        pct(s.pilot_efficiency)
     );
-    println!("\n{:<28} {:>7} {:>9} {:>9}   (shares of running-job time after {:.1} h warm-up)", "entity", "target", "achieved", "deviation", s.warmup_hours);
+    println!(
+        "\n{:<28} {:>7} {:>9} {:>9}   (shares of running-job time after {:.1} h warm-up)",
+        "entity", "target", "achieved", "deviation", s.warmup_hours
+    );
     for (name, e) in &s.entities {
         let indent = if e.level == "user" { "  " } else { "" };
-        println!("{:<28} {:>7} {:>9} {:>9}", format!("{indent}{name}"), pct(Some(e.target_share)), pct(e.achieved_share), pct(e.deviation));
+        println!(
+            "{:<28} {:>7} {:>9} {:>9}",
+            format!("{indent}{name}"),
+            pct(Some(e.target_share)),
+            pct(e.achieved_share),
+            pct(e.deviation)
+        );
     }
     println!("max group share deviation: {}", pct(s.max_share_deviation));
     println!("\n{:<28} {:>8} {:>10} {:>10}", "waiting time", "jobs", "p50", "p95");

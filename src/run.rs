@@ -29,7 +29,8 @@ pub fn prepare(loaded: &Loaded, sets: &[String]) -> Result<Prepared> {
     let scenario = overrides::apply(&loaded.scenario, sets).map_err(anyhow::Error::msg)?;
     let problems = scenario::validate(&scenario);
     if !problems.is_empty() {
-        let lines: Vec<String> = problems.iter().map(|p| format!("{}: {}: {}", loaded.origin, p.path, p.message)).collect();
+        let lines: Vec<String> =
+            problems.iter().map(|p| format!("{}: {}: {}", loaded.origin, p.path, p.message)).collect();
         bail!("after --set, the scenario is invalid:\n{}", lines.join("\n"));
     }
     let sha256 = if sets.is_empty() {
@@ -88,7 +89,10 @@ pub fn simulate(p: &Prepared, seed: u64, progress: impl FnMut(SimTime, SimTime))
         digest: world.digest.hex(),
         events: world.events,
         wall_seconds,
-        end: world.queue.last_popped().max(SimTime::ZERO + crate::engine::SimDuration::from_secs_f64(p.scenario.duration_s)),
+        end: world
+            .queue
+            .last_popped()
+            .max(SimTime::ZERO + crate::engine::SimDuration::from_secs_f64(p.scenario.duration_s)),
     };
     Ok(Finished { world, meta })
 }

@@ -106,9 +106,9 @@ pub fn pilot_cap(s: &DirectorSettings, jobs: u32, waiting_pilots: u32) -> i64 {
 /// `waiting_pilots(tq)` counts the TQ's pilots in Submitted/Waiting submitted within
 /// `maxPilotWaitingHours`; `default_pools` are the interned DefaultSubmitPools;
 /// `private_type` is the interned pilot type "private"; `max_cpu` the last CPU segment.
-pub fn plan_cycle<'a, R: Rng + ?Sized>(
+pub fn plan_cycle<R: Rng + ?Sized>(
     s: &DirectorSettings,
-    tqs: &[&'a TaskQueue],
+    tqs: &[&TaskQueue],
     waiting_pilots: impl Fn(TqId) -> u32,
     default_pools: &[u32],
     private_type: u32,
@@ -125,7 +125,8 @@ pub fn plan_cycle<'a, R: Rng + ?Sized>(
             continue;
         }
         // submitPools = TQ's pools or DefaultSubmitPools, randomised; the first is used.
-        let mut pools = if tq.def.submit_pools.is_empty() { default_pools.to_vec() } else { tq.def.submit_pools.clone() };
+        let mut pools =
+            if tq.def.submit_pools.is_empty() { default_pools.to_vec() } else { tq.def.submit_pools.clone() };
         if pools.is_empty() {
             continue;
         }

@@ -87,8 +87,8 @@ pub fn tq_matches(def: &TqDefinition, r: &Resource, job_sharing: impl Fn(u32) ->
             Some(r.private_type)
         }
     };
-    let pilot_type_ok = def.pilot_types.is_empty()
-        || resource_type.is_some_and(|t| def.pilot_types.binary_search(&t).is_ok());
+    let pilot_type_ok =
+        def.pilot_types.is_empty() || resource_type.is_some_and(|t| def.pilot_types.binary_search(&t).is_ok());
     pilot_type_ok
         && def.setup == r.setup
         && def.cpu_time as f64 <= r.cpu_time
@@ -161,8 +161,7 @@ pub fn request_job<R: Rng + ?Sized>(
     settings: &MatcherSettings,
     rng: &mut R,
 ) -> Option<Match> {
-    let candidates: Vec<&TaskQueue> =
-        db.iter().filter(|t| tq_matches(&t.def, resource, &job_sharing)).collect();
+    let candidates: Vec<&TaskQueue> = db.iter().filter(|t| tq_matches(&t.def, resource, &job_sharing)).collect();
     let tq = select_task_queue(&candidates, settings.ordering, rng)?;
     let job = select_job(db.get(tq)?, settings.jobs_per_level, rng)?;
     Some(Match { tq, job })
@@ -255,7 +254,12 @@ mod tests {
         (0..steps)
             .map(|k| {
                 let x = (k as f64 + 0.5) * h;
-                p[i] * p.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, pj)| (1.0 - pj * x).max(0.0)).product::<f64>()
+                p[i] * p
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, _)| j != i)
+                    .map(|(_, pj)| (1.0 - pj * x).max(0.0))
+                    .product::<f64>()
             })
             .sum::<f64>()
             * h
@@ -349,9 +353,8 @@ mod tests {
         for _ in 0..100 {
             assert_eq!(select_task_queue(&all, TqOrdering::CpuThenRandomPriority, &mut rng), Some(1));
         }
-        let by_prio = (0..100)
-            .filter(|_| select_task_queue(&all, TqOrdering::RandomPriority, &mut rng) == Some(2))
-            .count();
+        let by_prio =
+            (0..100).filter(|_| select_task_queue(&all, TqOrdering::RandomPriority, &mut rng) == Some(2)).count();
         assert_eq!(by_prio, 100);
         let r = resource(&[]);
         let m = request_job(&db, &r, |_| false, &MatcherSettings::default(), &mut rng).unwrap();

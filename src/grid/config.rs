@@ -115,4 +115,3 @@ pub struct Link {
     #[serde(default)]
     pub queued_files: u64,
 }
-

@@ -104,7 +104,12 @@ fn finite(v: f64) -> Option<f64> {
 fn wait_stats(mut v: Vec<f64>) -> WaitStats {
     v.sort_by(f64::total_cmp);
     let mean = if v.is_empty() { f64::NAN } else { v.iter().sum::<f64>() / v.len() as f64 };
-    WaitStats { n: v.len() as u64, mean: finite(mean), p50: finite(percentile(&v, 0.5)), p95: finite(percentile(&v, 0.95)) }
+    WaitStats {
+        n: v.len() as u64,
+        mean: finite(mean),
+        p50: finite(percentile(&v, 0.5)),
+        p95: finite(percentile(&v, 0.95)),
+    }
 }
 
 /// The first time after which every deviation in `series` (time in hours, deviation) stays

@@ -45,6 +45,8 @@ impl Axis {
     pub(crate) fn linear(label: &str, lo: f64, hi: f64, headroom: f64, format: TickFormat) -> Self {
         let (lo, hi) = sane_range(lo, hi);
         let step = nice_step(hi - lo);
+        // Counts are whole numbers: no ticks between them.
+        let step = if format == TickFormat::Count { step.max(1.0) } else { step };
         let top = (hi / step - 1e-9).ceil() * step;
         Self::with_step(label, lo, top, step, headroom, format)
     }
@@ -54,9 +56,7 @@ impl Axis {
     pub(crate) fn hours(label: &str, lo: f64, hi: f64) -> Self {
         let (lo, hi) = sane_range(lo, hi);
         let span = hi - lo;
-        const HOUR_STEPS: [f64; 13] = [
-            0.25, 0.5, 1.0, 2.0, 3.0, 6.0, 12.0, 24.0, 48.0, 72.0, 168.0, 336.0, 720.0,
-        ];
+        const HOUR_STEPS: [f64; 13] = [0.25, 0.5, 1.0, 2.0, 3.0, 6.0, 12.0, 24.0, 48.0, 72.0, 168.0, 336.0, 720.0];
         let step = HOUR_STEPS
             .iter()
             .copied()
@@ -74,20 +74,11 @@ impl Axis {
         let every = decades.div_ceil(MAX_TICKS - 1).max(1) as f64;
         let ticks = ticks_between(lo, hi, every);
         let minor = if decades <= 5 {
-            (lo as i32..hi as i32)
-                .flat_map(|d| (2..10).map(move |m| (f64::from(m) * 10f64.powi(d)).log10()))
-                .collect()
+            (lo as i32..hi as i32).flat_map(|d| (2..10).map(move |m| (f64::from(m) * 10f64.powi(d)).log10())).collect()
         } else {
             Vec::new()
         };
-        Self {
-            label: label.to_owned(),
-            range: (lo, hi),
-            ticks,
-            minor,
-            step: every,
-            format: TickFormat::Log10,
-        }
+        Self { label: label.to_owned(), range: (lo, hi), ticks, minor, step: every, format: TickFormat::Log10 }
     }
 
     fn with_step(label: &str, lo: f64, top: f64, step: f64, headroom: f64, f: TickFormat) -> Self {
@@ -104,7 +95,8 @@ impl Axis {
 
     /// Label for the tick at `v`.
     pub(crate) fn format_tick(&self, v: f64) -> String {
-        format_tick(v, self.step, self.format)
+        let top = self.ticks.last().copied().unwrap_or(0.0).abs();
+        format_tick(v, self.step, top, self.format)
     }
 }
 
@@ -127,10 +119,11 @@ pub(crate) fn nice_step(span: f64) -> f64 {
 }
 
 /// `from, from + step, …` up to `to` (inclusive, with tolerance), computed by
-/// multiplication so that no rounding error accumulates.
+/// multiplication so that no rounding error accumulates. At most
+/// [`MAX_TICKS`] + 1 ticks even for degenerate (overflowing) ranges.
 fn ticks_between(from: f64, to: f64, step: f64) -> Vec<f64> {
-    let n = ((to - from) / step + 1e-9).floor().max(0.0) as usize;
-    (0..=n).map(|i| from + i as f64 * step).collect()
+    let n = ((to - from) / step + 1e-9).floor().clamp(0.0, MAX_TICKS as f64) as usize;
+    (0..=n).map(|i| from + i as f64 * step).filter(|t| t.is_finite()).collect()
 }
 
 /// Number of decimals needed to print multiples of `step` exactly.
@@ -143,21 +136,25 @@ fn decimals_for(step: f64) -> usize {
         .unwrap_or(6)
 }
 
-/// Formats a tick value; `step` is the distance between ticks.
-pub(crate) fn format_tick(v: f64, step: f64, format: TickFormat) -> String {
+/// Formats a tick value; `step` is the distance between ticks and `top` the
+/// largest tick (counts use `k`, `M`, `G` from 10 000, 10^7, 10^10 on).
+fn format_tick(v: f64, step: f64, top: f64, format: TickFormat) -> String {
+    // Values no simulation produces (garbage in) still get short labels.
+    let shown = if format == TickFormat::Percent { v * 100.0 } else { v };
+    if format != TickFormat::Log10 && (shown.abs() >= 1e15 || !shown.is_finite()) {
+        return format!("{shown:.1e}");
+    }
     // `+ 0.0` turns a negative zero into a positive one ("-0" is never wanted).
     match format {
         TickFormat::Plain => format!("{:.*}", decimals_for(step), v + 0.0),
         TickFormat::Percent => format!("{:.*} %", decimals_for(step * 100.0), v * 100.0 + 0.0),
         TickFormat::Count => {
-            if v == 0.0 {
-                "0".to_owned()
-            } else if step >= 1e6 && step % 1e6 == 0.0 {
-                format!("{}M", (v / 1e6).round())
-            } else if step >= 1e3 && step % 1e3 == 0.0 {
-                format!("{}k", (v / 1e3).round())
-            } else {
-                format!("{:.*}", decimals_for(step), v + 0.0)
+            let unit = [(1e10, 1e9, "G"), (1e7, 1e6, "M"), (1e4, 1e3, "k")]
+                .into_iter()
+                .find(|(from, unit, _)| top >= *from && step % unit == 0.0);
+            match unit {
+                Some((_, unit, suffix)) if v != 0.0 => format!("{}{suffix}", (v / unit).round()),
+                _ => format!("{:.*}", decimals_for(step), v + 0.0),
             }
         }
         TickFormat::Log10 => {
@@ -171,14 +168,15 @@ pub(crate) fn format_tick(v: f64, step: f64, format: TickFormat) -> String {
     }
 }
 
-/// Formats a duration in hours with (at most) two significant digits, e.g.
-/// `0.43 h`, `2.1 h`, `2 h`, `12 h`, `130 h`, `0.0001 h`.
+/// Formats a duration in hours: two significant digits below 10 h, whole hours
+/// above, trailing zeros dropped: `0.43 h`, `2.1 h`, `2 h`, `12 h`, `0.0001 h`;
+/// scientific notation outside `[0.0001 h, 10^6 h)`.
 pub(crate) fn format_hours(h: f64) -> String {
-    if !h.is_finite() {
-        return "n/a".to_owned();
-    }
     if h == 0.0 {
         return "0 h".to_owned();
+    }
+    if !(1e-4..1e6).contains(&h.abs()) {
+        return format!("{h:.1e} h");
     }
     let digits = h.abs().log10().floor() as i32;
     let decimals = (1 - digits).max(0) as usize;
@@ -211,6 +209,12 @@ mod tests {
         assert_eq!(labels(&a)[..3], ["0 %", "20 %", "40 %"]);
         let a = Axis::linear("y", 0.0, 23_456.0, 0.0, TickFormat::Count);
         assert_eq!(labels(&a), ["0", "5k", "10k", "15k", "20k", "25k"]);
+        let a = Axis::linear("y", 0.0, 5200.0, 0.0, TickFormat::Count);
+        assert_eq!(labels(&a)[..3], ["0", "1000", "2000"]);
+        let a = Axis::linear("y", 0.0, 1e12, 0.0, TickFormat::Count);
+        assert_eq!(labels(&a)[..2], ["0", "200G"]);
+        let a = Axis::linear("y", 0.0, 3.0, 0.0, TickFormat::Count);
+        assert_eq!(labels(&a), ["0", "1", "2", "3"]);
         let a = Axis::linear("y", 0.0, f64::NAN, 0.0, TickFormat::Plain);
         assert_eq!(a.range, (0.0, 1.0));
     }
@@ -231,5 +235,7 @@ mod tests {
         assert_eq!(format_hours(2.0), "2 h");
         assert_eq!(format_hours(1e-4), "0.0001 h");
         assert_eq!(format_hours(130.4), "130 h");
+        assert_eq!(format_hours(2e-5), "2.0e-5 h");
+        assert_eq!(format_hours(f64::INFINITY), "inf h");
     }
 }

@@ -1,6 +1,6 @@
 //! Slide-ready charts of a simulation run, rendered in memory to PNG and SVG.
 //!
-//! Each public function turns its input into a [`Scene`] (what to draw, in data
+//! Each public function turns its input into a scene (what to draw, in data
 //! coordinates) and hands it to the shared frame, which owns the look: 1600×900
 //! pixels, large DejaVu Sans text, the Okabe–Ito palette by entity order, and a
 //! legend right of the plot so that it never hides data. Non-finite values are
@@ -93,41 +93,29 @@ const TIME_LABEL: &str = "simulated time [h]";
 const NO_DATA: &str = "no data";
 /// Above this many distinct values an ECDF is thinned to steps of 1/MAX_STEPS.
 const MAX_STEPS: usize = 2000;
-/// ECDF jumps smaller than this are drawn as a slope rather than a step: they are
-/// under a pixel at slide size, and thousands of tiny stairs draw a ragged line.
-const VISIBLE_JUMP: f64 = 1.0 / 400.0;
+/// ECDF steps smaller than this fraction of the axis, both in height and in
+/// width, are drawn as a slope rather than a corner: at slide size they are about
+/// two line widths or less, and many tiny stairs draw a ragged line. The curve
+/// still passes through every (thinned) ECDF point.
+const VISIBLE_STEP: f64 = 0.01;
 /// Lower limit of a logarithmic waiting-time axis: one second, in hours.
 const MIN_LOG_HOURS: f64 = 1.0 / 3600.0;
 
 /// Splits a series at non-finite points into drawable runs.
 fn runs(points: &[(f64, f64)]) -> Vec<Vec<(f64, f64)>> {
-    points
-        .split(|(x, y)| !x.is_finite() || !y.is_finite())
-        .filter(|run| !run.is_empty())
-        .map(<[_]>::to_vec)
-        .collect()
+    points.split(|(x, y)| !x.is_finite() || !y.is_finite()).filter(|run| !run.is_empty()).map(<[_]>::to_vec).collect()
 }
 
 /// `(min, max)` of the finite values, if any.
 fn extent(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
-    values
-        .into_iter()
-        .filter(|v| v.is_finite())
-        .fold(None, |acc, v| match acc {
-            None => Some((v, v)),
-            Some((lo, hi)) => Some((v.min(lo), v.max(hi))),
-        })
+    values.into_iter().filter(|v| v.is_finite()).fold(None, |acc, v| match acc {
+        None => Some((v, v)),
+        Some((lo, hi)) => Some((v.min(lo), v.max(hi))),
+    })
 }
 
-fn finite_points<'a>(
-    series: impl IntoIterator<Item = &'a [(f64, f64)]>,
-) -> Vec<(f64, f64)> {
-    series
-        .into_iter()
-        .flatten()
-        .filter(|(x, y)| x.is_finite() && y.is_finite())
-        .copied()
-        .collect()
+fn finite_points<'a>(series: impl IntoIterator<Item = &'a [(f64, f64)]>) -> Vec<(f64, f64)> {
+    series.into_iter().flatten().filter(|(x, y)| x.is_finite() && y.is_finite()).copied().collect()
 }
 
 /// Time axis from `min(0, first x)` to `max(end_hours, last x)`.
@@ -146,7 +134,8 @@ fn note_if(empty: bool) -> Option<String> {
 pub fn share_convergence(c: &ShareConvergence) -> Result<Rendered, ChartError> {
     let points = finite_points(c.entities.iter().map(|e| e.points.as_slice()));
     let mut x = time_axis(c.end_hours, &points);
-    if c.warmup_hours.is_finite() && c.warmup_hours > x.range.1 {
+    let warmup = c.warmup_hours.is_finite() && c.warmup_hours > 0.0;
+    if warmup && c.warmup_hours > x.range.1 {
         x = Axis::hours(TIME_LABEL, x.range.0, c.warmup_hours);
     }
     let targets = c.entities.iter().map(|e| e.target);
@@ -156,7 +145,7 @@ pub fn share_convergence(c: &ShareConvergence) -> Result<Rendered, ChartError> {
     let y = Axis::linear(&c.y_label, y_lo.min(0.0), y_hi, 0.08, TickFormat::Percent);
 
     let mut shapes = Vec::new();
-    if c.warmup_hours.is_finite() && c.warmup_hours > 0.0 {
+    if warmup {
         let (x0, x1) = (x.range.0.max(0.0), c.warmup_hours.min(x.range.1));
         shapes.push(Shape::Band { x0, x1, label: "warm-up".to_owned() });
     }
@@ -167,8 +156,8 @@ pub fn share_convergence(c: &ShareConvergence) -> Result<Rendered, ChartError> {
         }
         legend.push(LegendEntry::new(&e.label, color, Sample::Solid));
         if e.target.is_finite() {
-            let label = format!("{} target ({})", e.label, percent(e.target));
-            legend.push(LegendEntry::new(label, color, Sample::Dashed));
+            let suffix = format!(" target ({})", percent(e.target));
+            legend.push(LegendEntry { suffix, ..LegendEntry::new(&e.label, color, Sample::Dashed) });
         }
     }
     // Targets on top of all lines, so that no other entity's line hides them.
@@ -177,32 +166,21 @@ pub fn share_convergence(c: &ShareConvergence) -> Result<Rendered, ChartError> {
             shapes.push(Shape::DashedH { y: e.target, color });
         }
     }
-    render(&Scene {
-        title: c.title.clone(),
-        x,
-        y,
-        shapes,
-        legend,
-        note: note_if(points.is_empty()),
-    })
+    render(&Scene { title: c.title.clone(), x, y, shapes, legend, note: note_if(points.is_empty()) })
 }
 
 /// A share as a short percentage, e.g. `0.25` → `25 %`, `0.125` → `12.5 %`.
 fn percent(v: f64) -> String {
     let p = v * 100.0;
-    if (p - p.round()).abs() < 0.05 {
-        format!("{:.0} %", p + 0.0)
-    } else {
-        format!("{p:.1} %")
-    }
+    if (p - p.round()).abs() < 0.05 { format!("{:.0} %", p + 0.0) } else { format!("{p:.1} %") }
 }
 
 /// Pilot counts over time, one line per series.
 pub fn pilots_over_time(c: &PilotsOverTime) -> Result<Rendered, ChartError> {
     let points = finite_points(c.lines.iter().map(|l| l.points.as_slice()));
     let x = time_axis(c.end_hours, &points);
-    let (y_lo, y_hi) = extent(points.iter().map(|p| p.1)).unwrap_or((0.0, 1.0));
-    let y_hi = if y_hi > 0.0 { y_hi } else { 1.0 };
+    let (y_lo, y_hi) = extent(points.iter().map(|p| p.1)).unwrap_or((0.0, 0.0));
+    let y_hi = if y_hi > 0.0 { y_hi } else { 10.0 };
     let y = Axis::linear("pilots", y_lo.min(0.0), y_hi, 0.04, TickFormat::Count);
 
     let mut shapes = Vec::new();
@@ -213,14 +191,7 @@ pub fn pilots_over_time(c: &PilotsOverTime) -> Result<Rendered, ChartError> {
         }
         legend.push(LegendEntry::new(&line.label, color, Sample::Solid));
     }
-    render(&Scene {
-        title: c.title.clone(),
-        x,
-        y,
-        shapes,
-        legend,
-        note: note_if(points.is_empty()),
-    })
+    render(&Scene { title: c.title.clone(), x, y, shapes, legend, note: note_if(points.is_empty()) })
 }
 
 /// Nearest-rank percentile of sorted, non-empty `values`.
@@ -240,9 +211,7 @@ fn ecdf(sorted: &[f64]) -> Vec<(f64, f64)> {
             continue;
         }
         let frac = (i + 1) as f64 / n;
-        let thin = steps
-            .last()
-            .is_some_and(|last| frac - last.1 < 1.0 / MAX_STEPS as f64 && frac < 1.0);
+        let thin = steps.last().is_some_and(|last| frac - last.1 < 1.0 / MAX_STEPS as f64 && frac < 1.0);
         if !thin {
             steps.push((*v, frac));
         }
@@ -251,18 +220,19 @@ fn ecdf(sorted: &[f64]) -> Vec<(f64, f64)> {
 }
 
 /// Path of the ECDF of `sorted` from the left to the right end of the x range
-/// (plotted coordinates): a staircase where the jumps are visible.
+/// (plotted coordinates): a staircase where its steps are visible.
 fn ecdf_path(sorted: &[f64], to_x: impl Fn(f64) -> f64, (lo, hi): (f64, f64)) -> Vec<(f64, f64)> {
     let mut path = vec![(lo, 0.0)];
-    let mut prev = 0.0;
+    let (mut prev_x, mut prev_frac) = (lo, 0.0);
     for (v, frac) in ecdf(sorted) {
-        if frac - prev >= VISIBLE_JUMP {
-            path.push((to_x(v), prev));
+        let x = to_x(v);
+        if frac - prev_frac >= VISIBLE_STEP || x - prev_x >= VISIBLE_STEP * (hi - lo) {
+            path.push((x, prev_frac));
         }
-        path.push((to_x(v), frac));
-        prev = frac;
+        path.push((x, frac));
+        (prev_x, prev_frac) = (x, frac);
     }
-    path.push((hi, prev));
+    path.push((hi, prev_frac));
     path
 }
 
@@ -274,11 +244,7 @@ pub fn wait_time_distribution(c: &WaitTimes) -> Result<Rendered, ChartError> {
         .groups
         .iter()
         .map(|(label, secs)| {
-            let mut hours: Vec<f64> = secs
-                .iter()
-                .filter(|s| s.is_finite() && **s >= 0.0)
-                .map(|s| s / 3600.0)
-                .collect();
+            let mut hours: Vec<f64> = secs.iter().filter(|s| s.is_finite() && **s >= 0.0).map(|s| s / 3600.0).collect();
             hours.sort_by(f64::total_cmp);
             (label.as_str(), hours)
         })
@@ -304,10 +270,12 @@ pub fn wait_time_distribution(c: &WaitTimes) -> Result<Rendered, ChartError> {
     let to_x = |h: f64| if log { h.log10().max(x.range.0) } else { h };
     let y = Axis::linear("jobs started within x", 0.0, 1.0, 0.04, TickFormat::Percent);
 
-    let mut shapes = vec![
-        Shape::Guide { y: 0.5, label: "p50".to_owned() },
-        Shape::Guide { y: 0.95, label: "p95".to_owned() },
-    ];
+    // Percentile guides only with data: without, they would cross the note.
+    let mut shapes = Vec::new();
+    if !empty {
+        shapes.push(Shape::Guide { y: 0.5, label: "p50".to_owned() });
+        shapes.push(Shape::Guide { y: 0.95, label: "p95".to_owned() });
+    }
     let mut markers = Vec::new();
     let mut legend = Vec::new();
     for (color, (label, hours)) in groups.iter().enumerate() {
@@ -325,14 +293,7 @@ pub fn wait_time_distribution(c: &WaitTimes) -> Result<Rendered, ChartError> {
         legend.push(LegendEntry { detail: Some(detail), ..LegendEntry::new(*label, color, Sample::Solid) });
     }
     shapes.extend(markers);
-    render(&Scene {
-        title: c.title.clone(),
-        x,
-        y,
-        shapes,
-        legend,
-        note: note_if(empty),
-    })
+    render(&Scene { title: c.title.clone(), x, y, shapes, legend, note: note_if(empty) })
 }
 
 #[cfg(test)]
@@ -351,6 +312,19 @@ mod tests {
         assert_eq!(percentile(&v, 0.5), 50.0);
         assert_eq!(percentile(&v, 0.95), 95.0);
         assert_eq!(percentile(&[7.0], 0.95), 7.0);
+    }
+
+    #[test]
+    fn ecdf_path_keeps_visible_corners_only() {
+        let identity = |v: f64| v;
+        // Few values: a true staircase.
+        let path = ecdf_path(&[1.0, 3.0], identity, (0.0, 4.0));
+        assert_eq!(path, vec![(0.0, 0.0), (1.0, 0.0), (1.0, 0.5), (3.0, 0.5), (3.0, 1.0), (4.0, 1.0)]);
+        // Many close values: one point per value after the first corner.
+        let dense: Vec<f64> = (0..1000).map(|i| 10.0 + f64::from(i) * 1e-3).collect();
+        let path = ecdf_path(&dense, identity, (0.0, 20.0));
+        assert_eq!(path.len(), 1 + 1 + 1000 + 1);
+        assert_eq!(path[1], (10.0, 0.0));
     }
 
     #[test]

@@ -3,8 +3,9 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::canvas::Canvas;
 use super::charts::ChartError;
-use super::frame::{Canvas, LEGEND_SIZE, MUTED, SMALL_SIZE, TEXT};
+use super::frame::{LEGEND_SIZE, MUTED, SMALL_SIZE, TEXT};
 use super::scene::{LegendEntry, Sample, palette};
 
 const PAD: i32 = 16;
@@ -14,27 +15,45 @@ const DETAIL_H: i32 = 26;
 /// Gap between the panel and the right edge of the image.
 const OUTER: i32 = 24;
 
-/// Legend entries with labels shortened to fit, and the panel width (backend
-/// pixels, including the outer gap; 0 without entries).
+/// Legend entries with labels shortened to fit, and the panel width.
 pub(crate) struct Legend {
     entries: Vec<LegendEntry>,
+    /// Entries left out for lack of height, announced as "+ N more".
+    hidden: usize,
+    /// Panel width in backend pixels, including the outer gap; 0 without entries.
     pub(crate) width: i32,
 }
 
 impl Legend {
-    /// Lays out `entries`; labels wider than 30 % of the image are shortened.
+    /// Lays out `entries` in at most `max_height` backend pixels: entries that do
+    /// not fit are left out and counted, and labels wider than 30 % of the image
+    /// are shortened (keeping their suffix).
     pub(crate) fn new<DB: DrawingBackend>(
         canvas: &Canvas<'_, DB>,
         entries: &[LegendEntry],
+        max_height: i32,
     ) -> Result<Self, ChartError> {
-        if entries.is_empty() {
-            return Ok(Self { entries: Vec::new(), width: 0 });
+        let mut room = max_height - canvas.px(PAD);
+        let mut shown = 0;
+        for (i, e) in entries.iter().enumerate() {
+            // Keep a row for "+ N more" unless this is the last entry.
+            let more = if i + 1 < entries.len() { canvas.px(ROW_H) } else { 0 };
+            let height = canvas.px(row_height(e));
+            if height + more > room {
+                break;
+            }
+            room -= height;
+            shown += 1;
+        }
+        if shown == 0 {
+            return Ok(Self { entries: Vec::new(), hidden: 0, width: 0 });
         }
         let max_text = canvas.width * 3 / 10;
         let mut text_w = 0;
         let mut fitted = Vec::new();
-        for e in entries {
-            let label = canvas.fit_text(&e.label, LEGEND_SIZE, max_text)?;
+        for e in &entries[..shown] {
+            let room = max_text - canvas.text_width(&e.suffix, LEGEND_SIZE)?;
+            let label = canvas.fit_text(&e.label, LEGEND_SIZE, room)? + &e.suffix;
             text_w = text_w.max(canvas.text_width(&label, LEGEND_SIZE)?);
             let detail = match &e.detail {
                 Some(d) => {
@@ -44,29 +63,22 @@ impl Legend {
                 }
                 None => None,
             };
-            fitted.push(LegendEntry { label, detail, ..e.clone() });
+            fitted.push(LegendEntry { label, suffix: String::new(), detail, ..e.clone() });
         }
         let width = canvas.px(3 * PAD + SAMPLE_W + OUTER) + text_w;
-        Ok(Self { entries: fitted, width })
+        Ok(Self { entries: fitted, hidden: entries.len() - shown, width })
     }
 
     /// Draws the panel with its top at `top` (backend pixels).
-    pub(crate) fn draw<DB: DrawingBackend>(
-        &self,
-        canvas: &Canvas<'_, DB>,
-        top: i32,
-    ) -> Result<(), ChartError> {
+    pub(crate) fn draw<DB: DrawingBackend>(&self, canvas: &Canvas<'_, DB>, top: i32) -> Result<(), ChartError> {
         if self.entries.is_empty() {
             return Ok(());
         }
         let [pad, sample_w, row_h, detail_h] = [PAD, SAMPLE_W, ROW_H, DETAIL_H].map(|v| canvas.px(v));
         let left = canvas.width - self.width;
         let right = canvas.width - canvas.px(OUTER);
-        let rows: i32 = self
-            .entries
-            .iter()
-            .map(|e| row_h + if e.detail.is_some() { detail_h } else { 0 })
-            .sum();
+        let more_h = if self.hidden > 0 { ROW_H } else { 0 };
+        let rows = canvas.px(self.entries.iter().map(row_height).sum::<i32>() + more_h);
         let frame = [(left, top), (right, top + rows + pad)];
         canvas.rect(frame, WHITE.mix(0.85).filled())?;
         canvas.rect(frame, RGBColor(200, 200, 200).stroke_width(1))?;
@@ -88,6 +100,15 @@ impl Legend {
                 y += detail_h;
             }
         }
+        if self.hidden > 0 {
+            let more = format!("+ {} more", self.hidden);
+            canvas.text(&more, LEGEND_SIZE, MUTED, left_center, (left + pad, y + row_h / 2))?;
+        }
         Ok(())
     }
+}
+
+/// Height of an entry in output pixels.
+fn row_height(e: &LegendEntry) -> i32 {
+    ROW_H + if e.detail.is_some() { DETAIL_H } else { 0 }
 }

@@ -59,9 +59,12 @@ pub(crate) enum Sample {
 }
 
 /// One legend entry: a line sample, a label and an optional smaller second line.
+/// A label too long for the legend is shortened, but never its `suffix`, which
+/// keeps entries such as "<label>" and "<label> target" apart.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct LegendEntry {
     pub label: String,
+    pub suffix: String,
     pub detail: Option<String>,
     pub color: usize,
     pub sample: Sample,
@@ -70,7 +73,7 @@ pub(crate) struct LegendEntry {
 impl LegendEntry {
     /// Entry without a second line.
     pub(crate) fn new(label: impl Into<String>, color: usize, sample: Sample) -> Self {
-        Self { label: label.into(), detail: None, color, sample }
+        Self { label: label.into(), suffix: String::new(), detail: None, color, sample }
     }
 }
 

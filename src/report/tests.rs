@@ -6,8 +6,7 @@
 use super::*;
 
 const PNG_SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
-const ENTITIES: [(&str, f64); 4] =
-    [("lhcb_user", 0.40), ("lhcb_mc", 0.30), ("atlas_prod", 0.20), ("belle2", 0.10)];
+const ENTITIES: [(&str, f64); 4] = [("lhcb_user", 0.40), ("lhcb_mc", 0.30), ("atlas_prod", 0.20), ("belle2", 0.10)];
 
 /// Small deterministic generator (xorshift64*), uniform in [0, 1).
 struct Noise(u64);
@@ -71,9 +70,7 @@ fn realistic_pilots() -> PilotsOverTime {
         label: label.to_owned(),
         points: times.iter().map(|t| (*t, f(*t).round())).collect(),
     };
-    let waiting = line("waiting", &mut |t| {
-        600.0 + 1400.0 * (-(t - 1.5) * (t - 1.5) / 2.0).exp() + 80.0 * noise.next()
-    });
+    let waiting = line("waiting", &mut |t| 600.0 + 1400.0 * (-(t - 1.5) * (t - 1.5) / 2.0).exp() + 80.0 * noise.next());
     let running = line("running", &mut |t| 5200.0 * (1.0 - (-t / 1.8).exp()));
     let aborted = line("aborted (cumulative)", &mut |t| 55.0 * t);
     PilotsOverTime {
@@ -247,5 +244,29 @@ fn long_titles_and_labels_are_shortened_to_fit() {
     c.title = "A very long title ".repeat(12);
     c.entities[0].label = "an_entity_label_that_is_far_too_long_for_any_legend".repeat(3);
     let r = share_convergence(&c).expect("render");
-    assert!(r.svg.contains('…'));
+    check("long_labels", &r, &["…", "… target (40 %)"]);
+}
+
+#[test]
+fn a_legend_too_long_for_the_image_is_cut_with_a_count() {
+    let lines = (0..30)
+        .map(|i| Line { label: format!("series {i}"), points: vec![(0.0, f64::from(i)), (24.0, f64::from(i))] })
+        .collect();
+    let c = PilotsOverTime { title: "many lines".to_owned(), end_hours: 24.0, lines };
+    let r = pilots_over_time(&c).expect("render");
+    check("many_lines", &r, &["series 0", "more"]);
+    assert!(!r.svg.contains("series 29"));
+}
+
+#[test]
+fn extreme_values_do_not_panic() {
+    let huge = f64::MAX;
+    let line = Line { label: "x".repeat(5000), points: vec![(0.0, huge), (huge, -huge), (1.0, f64::MIN_POSITIVE)] };
+    let c = PilotsOverTime { title: "extreme".to_owned(), end_hours: huge, lines: vec![line] };
+    check("extreme_pilots", &pilots_over_time(&c).expect("render"), &["extreme"]);
+    let s = shares(vec![entity("a", huge, vec![(0.0, huge), (-huge, 0.5)])], huge, huge);
+    check("extreme_share", &share_convergence(&s).expect("render"), &["degenerate"]);
+    let w =
+        WaitTimes { title: "extreme".to_owned(), groups: vec![("g".to_owned(), vec![f64::MIN_POSITIVE, huge, 0.0])] };
+    check("extreme_waits", &wait_time_distribution(&w).expect("render"), &["extreme"]);
 }

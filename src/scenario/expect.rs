@@ -66,10 +66,8 @@ pub fn parse_threshold(text: &str) -> Result<Threshold, String> {
             if metric.is_empty() || metric.contains(char::is_whitespace) {
                 return Err(format!("expected `metric {token} value`, got {text:?}"));
             }
-            let value: f64 = rhs
-                .trim()
-                .parse()
-                .map_err(|_| format!("expected a number after `{token}` in {text:?}"))?;
+            let value: f64 =
+                rhs.trim().parse().map_err(|_| format!("expected a number after `{token}` in {text:?}"))?;
             return Ok(Threshold { metric: metric.to_string(), op, value });
         }
     }

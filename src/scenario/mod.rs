@@ -106,7 +106,8 @@ pub fn load_str(text: &str, origin: &str) -> Result<Loaded, LoadError> {
 /// Read, parse and validate a scenario file.
 pub fn load_file(path: &Path) -> Result<Loaded, LoadError> {
     let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| LoadError::Io { file: origin.clone(), message: e.to_string() })?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| LoadError::Io { file: origin.clone(), message: e.to_string() })?;
     load_str_in(&text, &origin, path.parent().unwrap_or(Path::new(".")))
 }
 

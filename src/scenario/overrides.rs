@@ -49,7 +49,8 @@ fn child<'a>(node: &'a mut Value, seg: &str, done: &str) -> Result<&'a mut Value
                     .find(|it| it.get("name").and_then(Value::as_str) == Some(name))
                     .ok_or_else(|| format!("no element named {name:?} in {done}"))
             } else {
-                let i: usize = seg.parse().map_err(|_| format!("{done} is a list: use an index 0..{n} or [name], got {seg:?}"))?;
+                let i: usize =
+                    seg.parse().map_err(|_| format!("{done} is a list: use an index 0..{n} or [name], got {seg:?}"))?;
                 items.get_mut(i).ok_or_else(|| format!("index {i} out of range in {done} ({n} elements)"))
             }
         }

@@ -8,10 +8,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::dirac::DiracConfig;
+use super::expect::Expectations;
 pub use crate::engine::distribution::Distribution;
 pub use crate::grid::config::{Ce, GpuInventory, Link, Site};
 pub use crate::workload::config::{Arrival, JobStream};
-use super::expect::Expectations;
 
 /// A whole scenario: the grid, the DIRAC configuration and the workload.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -174,7 +174,10 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
         c.non_negative(&format!("dirac.groups[{i}].job_share"), g.job_share);
         for (k, prop) in g.properties.iter().enumerate() {
             if prop.eq_ignore_ascii_case(JOB_SHARING) && prop != JOB_SHARING {
-                c.fail(format!("dirac.groups[{i}].properties[{k}]"), format!("write {JOB_SHARING:?} in capitals, got {prop:?}"));
+                c.fail(
+                    format!("dirac.groups[{i}].properties[{k}]"),
+                    format!("write {JOB_SHARING:?} in capitals, got {prop:?}"),
+                );
             }
         }
     }
@@ -204,7 +207,10 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
         }
     }
     if sc.enabled && sc.instances.is_empty() {
-        c.fail("dirac.share_corrections.instances", "EnableSharesCorrection is on but no corrector instance is defined");
+        c.fail(
+            "dirac.share_corrections.instances",
+            "EnableSharesCorrection is on but no corrector instance is defined",
+        );
     }
     for msg in d.task_queues.cpu_segments.problems() {
         c.fail("dirac.task_queues.cpu_segments", msg);
@@ -219,7 +225,8 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
     c.positive("dirac.director.max_pilot_waiting_hours", dir.max_pilot_waiting_hours);
     c.probability("dirac.director.private_pilot_fraction", dir.private_pilot_fraction);
     c.count("dirac.director.max_jobs_in_fill_mode", u64::from(dir.max_jobs_in_fill_mode));
-    let pools = c.unique("dirac.director.submit_pools", "submit pool", dir.submit_pools.iter().map(|p| p.name.as_str()));
+    let pools =
+        c.unique("dirac.director.submit_pools", "submit pool", dir.submit_pools.iter().map(|p| p.name.as_str()));
     for (i, pool) in dir.submit_pools.iter().enumerate() {
         c.known(&format!("dirac.director.submit_pools[{i}].ces"), "CE", &pool.ces, &ce_names);
     }
@@ -257,7 +264,7 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
             }
             Arrival::Spread { start_s, end_s } => {
                 c.non_negative(&format!("{p}.arrival.start_s"), *start_s);
-                if !(end_s > start_s) {
+                if end_s.partial_cmp(start_s) != Some(std::cmp::Ordering::Greater) {
                     c.fail(format!("{p}.arrival.end_s"), format!("must be after start_s ({start_s}), got {end_s}"));
                 }
             }
@@ -274,7 +281,10 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
         c.known(&format!("{p}.submit_pools"), "submit pool", &w.submit_pools, &pools);
         for (k, t) in w.pilot_types.iter().enumerate() {
             if t.to_lowercase() != "private" {
-                c.fail(format!("{p}.pilot_types[{k}]"), format!("the only pilot type is \"private\" (seed 000), got {t:?}"));
+                c.fail(
+                    format!("{p}.pilot_types[{k}]"),
+                    format!("the only pilot type is \"private\" (seed 000), got {t:?}"),
+                );
             }
         }
         c.probability(&format!("{p}.failure_probability"), w.failure_probability);
@@ -353,14 +363,17 @@ mod tests {
         assert!(has(&problems_of(|s| s.workload[0].sites = vec!["Nowhere".into()]), "workload[0].sites[0]"));
         assert!(has(&problems_of(|s| s.workload[0].count = 0), "workload[0].count"));
         assert!(has(&problems_of(|s| s.workload[0].user_priority = 11), "workload[0].user_priority"));
-        assert!(has(&problems_of(|s| s.dirac.director.private_pilot_fraction = -0.1), "dirac.director.private_pilot_fraction"));
         assert!(has(
-            &problems_of(|s| s.dirac.groups.iter_mut().for_each(|g| g.job_share = 0.0)),
-            "dirac.groups"
+            &problems_of(|s| s.dirac.director.private_pilot_fraction = -0.1),
+            "dirac.director.private_pilot_fraction"
         ));
+        assert!(has(&problems_of(|s| s.dirac.groups.iter_mut().for_each(|g| g.job_share = 0.0)), "dirac.groups"));
         assert!(has(&problems_of(|s| s.sites[1].name = s.sites[0].name.clone()), "sites[1].name"));
         assert!(has(&problems_of(|s| s.expect.thresholds = vec!["x ~ 3".into()]), "expect.thresholds[0]"));
-        assert!(has(&problems_of(|s| s.dirac.director.default_submit_pools = vec!["SAM".into()]), "dirac.director.default_submit_pools[0]"));
+        assert!(has(
+            &problems_of(|s| s.dirac.director.default_submit_pools = vec!["SAM".into()]),
+            "dirac.director.default_submit_pools[0]"
+        ));
     }
 
     #[test]

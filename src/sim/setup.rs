@@ -222,7 +222,8 @@ pub fn share_entities(s: &Scenario) -> (Vec<EntityDef>, Vec<JobEntities>) {
         .iter()
         .map(|w| {
             let group = groups.iter().position(|g| *g == w.group).expect("listed");
-            let user = entities.iter().position(|e| e.parent == Some(group) && e.name == format!("{}/{}", w.group, w.owner));
+            let user =
+                entities.iter().position(|e| e.parent == Some(group) && e.name == format!("{}/{}", w.group, w.owner));
             JobEntities { group, user }
         })
         .collect();

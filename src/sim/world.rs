@@ -3,13 +3,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::setup::Static;
-use crate::dirac::matcher::{self, PilotIdentity};
 use super::history::UsageHistory;
+use super::setup::Static;
 use crate::dirac::corrector::{self, CorrectorInstance};
+use crate::dirac::director;
+use crate::dirac::matcher::{self, PilotIdentity};
 use crate::dirac::priority::{self, EntityShares};
 use crate::dirac::taskqueue::{JobId, TaskQueue, TaskQueueDb, TqChange, TqId};
-use crate::dirac::director;
 use crate::engine::{Digest, EventQueue, RngStreams, SimDuration, SimRng, SimTime, dist};
 use crate::grid::{CeState, Pilot, PilotId, PilotStatus, wms};
 use crate::metrics::recorder::{Level, PilotCounts, Recorder};
@@ -108,7 +108,11 @@ impl World {
             ce_abort: ce_stream("abort"),
             ce_stuck: ce_stream("stuck"),
             ce_failure: ce_stream("failure"),
-            job_failure: scenario.workload.iter().map(|w| rngs.stream(&format!("workload:{}/failure", w.name))).collect(),
+            job_failure: scenario
+                .workload
+                .iter()
+                .map(|w| rngs.stream(&format!("workload:{}/failure", w.name)))
+                .collect(),
         };
         let mut queue = EventQueue::new();
         let jobs: Vec<Job> = specs
@@ -249,7 +253,8 @@ impl World {
                 }
                 Some(group) => {
                     let Some((&g, users)) = owners.iter().find(|(g, _)| bare(**g) == *group) else { continue };
-                    let per_user = shares.group.get(&g).copied().unwrap_or(priority::DEFAULT_GROUP_SHARE) / users.len() as f64;
+                    let per_user =
+                        shares.group.get(&g).copied().unwrap_or(priority::DEFAULT_GROUP_SHARE) / users.len() as f64;
                     let expected: BTreeMap<String, f64> = users.iter().map(|&u| (bare(u), per_user)).collect();
                     let corrected = corrector::correct_shares(inst, sc.variant, &expected, &slices);
                     for &u in users {
@@ -277,9 +282,11 @@ impl World {
                     .filter(|(_, a)| *a > 0.0)
                     .filter_map(|(def, a)| match (&inst.group, def.level) {
                         (None, Level::Group) => Some((def.name.clone(), a)),
-                        (Some(g), Level::User) => {
-                            def.name.strip_prefix(g.as_str()).and_then(|r| r.strip_prefix('/')).map(|u| (u.to_string(), a))
-                        }
+                        (Some(g), Level::User) => def
+                            .name
+                            .strip_prefix(g.as_str())
+                            .and_then(|r| r.strip_prefix('/'))
+                            .map(|u| (u.to_string(), a)),
                         _ => None,
                     })
                     .collect()
@@ -349,7 +356,11 @@ impl World {
                 let ce = &self.st.ces[c as usize];
                 // Only the resource filters matter here: present the TQ owner's private identity, for
                 // which the owner, group and pilot-type filters always pass.
-                let r = self.st.resource(c, PilotIdentity::Private { owner: tq.def.owner, group: tq.def.group }, ja.cpu_time_left(ce.max_walltime_s, 0.0, ce.cpu_power));
+                let r = self.st.resource(
+                    c,
+                    PilotIdentity::Private { owner: tq.def.owner, group: tq.def.group },
+                    ja.cpu_time_left(ce.max_walltime_s, 0.0, ce.cpu_power),
+                );
                 matcher::tq_matches(&tq.def, &r, |_| true)
             })
             .collect()
@@ -531,7 +542,8 @@ impl World {
         let j = self.pilots[p as usize].job.take().expect("a pilot ends the job it runs");
         let job = &mut self.jobs[j as usize - 1];
         let stream = job.stream as usize;
-        let fails = dist::bernoulli(&mut self.rng.job_failure[stream], self.scenario.workload[stream].failure_probability);
+        let fails =
+            dist::bernoulli(&mut self.rng.job_failure[stream], self.scenario.workload[stream].failure_probability);
         job.status = if fails { JobStatus::Failed } else { JobStatus::Done };
         job.ended = Some(now);
         let power = self.st.ces[job.ce.expect("ran somewhere") as usize].cpu_power;

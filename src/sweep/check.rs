@@ -102,8 +102,11 @@ pub fn check(p: &Prepared, replica_count: u32, baselines: &Path, update: bool) -
         });
     }
     let path = baseline_path(baselines, name);
-    let recorded: BTreeMap<String, Stat> =
-        got.iter().filter(|(k, _)| BASELINE_METRICS.iter().any(|p| matches(p, k))).map(|(k, v)| (k.clone(), *v)).collect();
+    let recorded: BTreeMap<String, Stat> = got
+        .iter()
+        .filter(|(k, _)| BASELINE_METRICS.iter().any(|p| matches(p, k)))
+        .map(|(k, v)| (k.clone(), *v))
+        .collect();
     if update {
         let b = Baseline {
             scenario: name.clone(),
@@ -123,7 +126,8 @@ pub fn check(p: &Prepared, replica_count: u32, baselines: &Path, update: bool) -
         });
     } else if path.exists() {
         let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-        let base: Baseline = serde_json::from_str(&text).with_context(|| format!("{}: not a pilotsim baseline", path.display()))?;
+        let base: Baseline =
+            serde_json::from_str(&text).with_context(|| format!("{}: not a pilotsim baseline", path.display()))?;
         for (metric, b) in &base.metrics {
             let s = got.get(metric);
             let pass = s.is_some_and(|s| (s.mean - b.mean).abs() <= tolerance(b, s));

@@ -24,7 +24,10 @@ fn validate_reports_syntax_and_semantic_problems() {
 
     let syntax = tmp("syntax.ron", "Scenario(\n  name: \"x\",\n  duration_s: 10\n  sites: [],\n)");
     let q = std::fs::read_to_string(&good).unwrap();
-    let semantic = tmp("semantic.ron", &q.replace("slots: 400", "slots: 0").replace("abort_probability: 0.05", "abort_probability: 5"));
+    let semantic = tmp(
+        "semantic.ron",
+        &q.replace("slots: 400", "slots: 0").replace("abort_probability: 0.05", "abort_probability: 5"),
+    );
     let out = pilotsim().arg("validate").arg(&good).arg(&syntax).arg(&semantic).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
@@ -61,8 +64,12 @@ fn check_exit_codes_and_cfg_import() {
     assert_eq!(out.status.code(), Some(2), "invalid input");
 
     let q = std::fs::read_to_string(root.join("scenarios/quickstart.ron")).unwrap();
-    let failing = tmp("failing.ron", &q.replace("pilot_efficiency >= 0.5", "pilot_efficiency >= 1.5").replace("\"quickstart\"", "\"failing\""));
-    let out = pilotsim().args(["check", "--replicas", "1", "--baselines", "/nonexistent"]).arg(&failing).output().unwrap();
+    let failing = tmp(
+        "failing.ron",
+        &q.replace("pilot_efficiency >= 0.5", "pilot_efficiency >= 1.5").replace("\"quickstart\"", "\"failing\""),
+    );
+    let out =
+        pilotsim().args(["check", "--replicas", "1", "--baselines", "/nonexistent"]).arg(&failing).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
     assert!(String::from_utf8_lossy(&out.stdout).contains("FAIL"));
 

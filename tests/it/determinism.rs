@@ -23,7 +23,9 @@ fn quickstart_is_reproducible_and_seed_sensitive() {
     }
     assert_eq!(summaries[0].digest, summaries[1].digest);
     assert_ne!(summaries[0].digest, summaries[2].digest);
-    for file in ["jobs.parquet", "pilots.parquet", "timeseries.parquet", "share_convergence.svg", "share_convergence.png"] {
+    for file in
+        ["jobs.parquet", "pilots.parquet", "timeseries.parquet", "share_convergence.svg", "share_convergence.png"]
+    {
         let a = std::fs::read(dirs[0].join(file)).unwrap();
         let b = std::fs::read(dirs[1].join(file)).unwrap();
         assert!(a == b, "{file} differs between two runs with the same seed");
