@@ -9,6 +9,7 @@ mod canvas;
 pub mod charts;
 mod frame;
 mod legend;
+pub mod html;
 pub mod outputs;
 mod scene;
 #[cfg(test)]

@@ -1,5 +1,5 @@
-//! Integration tests (one binary, so polars is linked once).
-
 mod check;
 mod cli;
 mod determinism;
+mod report;
+mod slurm;

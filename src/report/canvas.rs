@@ -1,0 +1,174 @@
+//! Drawing primitives on the whole image, identical in look on both backends.
+//!
+//! Coordinates are backend pixels. Sizes are given in output pixels and scaled
+//! with [`Canvas::px`], because the PNG is drawn supersampled.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::FontTransform;
+use plotters::style::text_anchor::Pos;
+
+use super::charts::ChartError;
+use super::scene::MarkerKind;
+
+/// Width of data lines.
+const LINE_WIDTH: i32 = 3;
+/// Dash and gap lengths of dashed data lines (guides use half of each).
+const DASH: i32 = 18;
+const GAP: i32 = 10;
+/// plotters' ab_glyph text renderer puts the baseline about this fraction of
+/// the font size higher than SVG viewers do; raster text is moved down by it,
+/// so that labels sit centred on their ticks in both outputs.
+const RASTER_BASELINE_FIX: f64 = 0.15;
+
+/// The whole image as a drawing surface.
+pub(crate) struct Canvas<'a, DB: DrawingBackend> {
+    pub(crate) root: &'a DrawingArea<DB, Shift>,
+    scale: i32,
+    /// Bitmap backend: lines are stamped and text moved (see the methods).
+    raster: bool,
+    /// Size of the backend in backend pixels.
+    pub(crate) width: i32,
+    pub(crate) height: i32,
+}
+
+impl<'a, DB: DrawingBackend> Canvas<'a, DB> {
+    /// Canvas over `root`, whose size is the output size times `scale`.
+    pub(crate) fn new(root: &'a DrawingArea<DB, Shift>, scale: u32, raster: bool) -> Self {
+        let (w, h) = root.dim_in_pixel();
+        Self { root, scale: scale as i32, raster, width: w as i32, height: h as i32 }
+    }
+
+    /// Output pixels to backend pixels.
+    pub(crate) fn px(&self, v: i32) -> i32 {
+        v * self.scale
+    }
+
+    /// The "sans-serif" text style of `size` output pixels.
+    pub(crate) fn font(&self, size: f64, color: RGBColor) -> TextStyle<'static> {
+        ("sans-serif", size * f64::from(self.scale)).into_font().color(&color)
+    }
+
+    /// Width of `text` in backend pixels.
+    pub(crate) fn text_width(&self, text: &str, size: f64) -> Result<i32, ChartError> {
+        let (w, _) = self.root.estimate_text_size(text, &self.font(size, RGBColor(0, 0, 0)))?;
+        Ok(w as i32)
+    }
+
+    /// `text`, cut and ended with "…" until it is at most `max_w` wide.
+    pub(crate) fn fit_text(&self, text: &str, size: f64, max_w: i32) -> Result<String, ChartError> {
+        // No line of a 1600-px image holds 300 characters; cutting there first
+        // keeps the measuring loop short for absurdly long input.
+        let mut chars: Vec<char> = text.chars().take(300).collect();
+        let mut candidate: String = chars.iter().collect();
+        while !chars.is_empty() && self.text_width(&candidate, size)? > max_w {
+            chars.pop();
+            candidate = chars.iter().collect::<String>().trim_end().to_owned() + "…";
+        }
+        Ok(candidate)
+    }
+
+    /// Horizontal text anchored at `at`.
+    pub(crate) fn text(
+        &self,
+        text: &str,
+        size: f64,
+        color: RGBColor,
+        anchor: Pos,
+        at: (i32, i32),
+    ) -> Result<(), ChartError> {
+        self.text_turned(text, size, color, anchor, at, FontTransform::None)
+    }
+
+    /// Text turned by `turn` (e.g. [`FontTransform::Rotate270`] reads upwards),
+    /// anchored at `at`.
+    pub(crate) fn text_turned(
+        &self,
+        text: &str,
+        size: f64,
+        color: RGBColor,
+        anchor: Pos,
+        (x, y): (i32, i32),
+        turn: FontTransform,
+    ) -> Result<(), ChartError> {
+        let down = if self.raster { (RASTER_BASELINE_FIX * size) as i32 * self.scale } else { 0 };
+        let (dx, dy) = turn.transform(0, down);
+        let style = self.font(size, color).pos(anchor).transform(turn);
+        Ok(self.root.draw_text(text, &style, (x + dx, y + dy))?)
+    }
+
+    /// Rectangle with the given corners.
+    pub(crate) fn rect(&self, corners: [(i32, i32); 2], style: ShapeStyle) -> Result<(), ChartError> {
+        Ok(self.root.draw(&Rectangle::new(corners, style))?)
+    }
+
+    /// Thick solid polyline. On the raster backend it is stamped with a round
+    /// brush of 1-px anti-aliased lines: plotters' polygon fill for thick paths
+    /// draws steep segments visibly thinner than flat ones.
+    pub(crate) fn line(&self, points: &[(i32, i32)], color: RGBColor) -> Result<(), ChartError> {
+        let width = self.px(LINE_WIDTH);
+        if !self.raster {
+            let style = color.stroke_width(width as u32);
+            return Ok(self.root.draw(&PathElement::new(points.to_vec(), style))?);
+        }
+        // Offsets of a disk of diameter `width` centred between pixels.
+        let (lo, hi) = (-width / 2, (width - 1) / 2);
+        let radius2 = f64::from(width * width) / 4.0;
+        for dy in lo..=hi {
+            for dx in lo..=hi {
+                let (cx, cy) = (f64::from(dx) + 0.5, f64::from(dy) + 0.5);
+                if cx * cx + cy * cy <= radius2 {
+                    let shifted: Vec<_> = points.iter().map(|(x, y)| (x + dx, y + dy)).collect();
+                    self.root.draw(&PathElement::new(shifted, color.stroke_width(1)))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Horizontal dashes from `x0` to `x1` at row `y`. With `slots.1` lines on the
+    /// same row the pattern is one dash per line and then a gap; this line draws
+    /// dash number `slots.0`. `thick` selects the data line width, else a thin
+    /// guide line with shorter dashes.
+    pub(crate) fn dashes(
+        &self,
+        (x0, x1): (i32, i32),
+        y: i32,
+        (slot, slots): (usize, usize),
+        color: RGBColor,
+        thick: bool,
+    ) -> Result<(), ChartError> {
+        let (dash, gap) = if thick { (self.px(DASH), self.px(GAP)) } else { (self.px(DASH / 2), self.px(GAP / 2)) };
+        let mut start = x0 + dash * slot as i32;
+        while start < x1 {
+            let end = (start + dash).min(x1);
+            if thick {
+                self.line(&[(start, y), (end, y)], color)?;
+            } else {
+                self.root.draw(&PathElement::new(vec![(start, y), (end, y)], color.stroke_width(self.px(1) as u32)))?;
+            }
+            start += dash * slots as i32 + gap;
+        }
+        Ok(())
+    }
+
+    /// Marker with a white halo, which keeps it readable on top of its own line.
+    pub(crate) fn marker(&self, (x, y): (i32, i32), color: RGBColor, kind: MarkerKind) -> Result<(), ChartError> {
+        for (r, c) in [(self.px(10), WHITE), (self.px(7), color)] {
+            match kind {
+                MarkerKind::Circle => self.root.draw(&Circle::new((x, y), r, c.filled()))?,
+                MarkerKind::Diamond => {
+                    let r = r * 4 / 3;
+                    let corners = vec![(x, y - r), (x + r, y), (x, y + r), (x - r, y)];
+                    self.root.draw(&Polygon::new(corners, c.filled()))?
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Small filled dot (a series with a single point).
+    pub(crate) fn dot(&self, at: (i32, i32), color: RGBColor) -> Result<(), ChartError> {
+        Ok(self.root.draw(&Circle::new(at, self.px(5), color.filled()))?)
+    }
+}

@@ -1,0 +1,1 @@
+//! Slurm job arrays for sweeps (being written).

@@ -1,0 +1,1 @@
+//! report.html rendered in headless Chromium (being written).
