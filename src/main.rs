@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use pilotsim::metrics::summary::Summary;
 use pilotsim::run::{self, Prepared};
 use pilotsim::scenario::{self, LoadError, Loaded};
+use pilotsim::sweep;
 
 /// Deterministic discrete-event simulator of pilot-based grid workload management.
 ///
@@ -75,9 +76,113 @@ enum Command {
         #[arg(long)]
         update_baselines: bool,
     },
+    /// Run a grid of parameter values × replicas in parallel and summarise it.
+    ///
+    /// Each --vary PATH=SPEC takes a list (0.1,0.2,0.5) or an inclusive range (0:1:0.1);
+    /// several make a full grid. Each point runs R replicas with seeds derived from the
+    /// scenario's seed and the point. Every finished run is written at once to DIR/runs/, so
+    /// rerunning the same command resumes; then DIR gets sweep.parquet (one row per run),
+    /// points.parquet and points.json (mean, std, 95 % CI per point) and charts. Results do
+    /// not depend on --threads.
+    Sweep {
+        /// Scenario file (RON).
+        scenario: PathBuf,
+        /// A varied field and its values, e.g. dirac.director.extra_pilot_fraction=0:1:0.1.
+        #[arg(long = "vary", value_name = "PATH=SPEC", required = true)]
+        vary: Vec<String>,
+        /// Replicas per point.
+        #[arg(long, default_value_t = 3)]
+        replicas: u32,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Output directory (default: results/<scenario name>-sweep/).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Fixed overrides applied to every point.
+        #[arg(long = "set", value_name = "PATH=VALUE")]
+        sets: Vec<String>,
+        /// Run only the I-th of N slices of the runs (I/N, 0-based); combine with `merge`.
+        #[arg(long, value_name = "I/N")]
+        shard: Option<String>,
+        #[command(flatten)]
+        slurm: SlurmArgs,
+        /// No progress bar.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Find the parameter value that optimises an objective subject to constraints.
+    ///
+    /// Sweeps --steps values over [LOW, HIGH] with replicas, then zooms into the bracket
+    /// around the best feasible point for --rounds rounds. Constraints hold only if they hold
+    /// with the 95 % confidence interval. `--minimize PATH` with the parameter's own path
+    /// finds its smallest feasible value. Example:
+    /// pilotsim tune scenarios/quickstart.ron --param dirac.director.extra_pilot_fraction=0:1
+    ///   --minimize dirac.director.extra_pilot_fraction --target 'wait_time_s.lhcb_user.p95<=7200'
+    Tune {
+        /// Scenario file (RON).
+        scenario: PathBuf,
+        /// The tuned field and its range, PATH=LOW:HIGH.
+        #[arg(long, value_name = "PATH=LOW:HIGH")]
+        param: String,
+        /// Metric (or the parameter path) to minimise.
+        #[arg(long, conflicts_with = "maximize", required_unless_present = "maximize")]
+        minimize: Option<String>,
+        /// Metric to maximise.
+        #[arg(long)]
+        maximize: Option<String>,
+        /// A constraint `METRIC<=X` or `METRIC>=X`, repeatable.
+        #[arg(long = "target", value_name = "METRIC<=X")]
+        targets: Vec<String>,
+        /// Values per round.
+        #[arg(long, default_value_t = 6)]
+        steps: usize,
+        /// Rounds of zooming.
+        #[arg(long, default_value_t = 2)]
+        rounds: usize,
+        /// Replicas per value.
+        #[arg(long, default_value_t = 5)]
+        replicas: u32,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Fixed overrides.
+        #[arg(long = "set", value_name = "PATH=VALUE")]
+        sets: Vec<String>,
+        /// Output directory (default: results/<scenario name>-tune/).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Combine the directories of a sharded sweep into the files an unsharded sweep makes.
+    Merge {
+        /// Where to write the merged sweep.
+        #[arg(long, required = true)]
+        out: PathBuf,
+        /// Shard directories.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+    },
     /// Convert real configuration into scenario fragments.
     #[command(subcommand)]
     Import(Import),
+}
+
+/// Options of `sweep --slurm`.
+#[derive(clap::Args)]
+struct SlurmArgs {
+    /// Write an sbatch script for a Slurm job array (one task per shard) into the output
+    /// directory and submit it instead of running locally; then `merge` the shard-* dirs.
+    #[arg(long)]
+    slurm: bool,
+    /// Shards (array tasks) for --slurm.
+    #[arg(long, default_value_t = 4)]
+    shards: u32,
+    /// Extra sbatch option for --slurm, repeatable, e.g. --slurm-arg=--time=02:00:00.
+    #[arg(long = "slurm-arg", value_name = "ARG", allow_hyphen_values = true)]
+    slurm_args: Vec<String>,
+    /// With --slurm: write the script but do not submit it.
+    #[arg(long)]
+    dry_run: bool,
 }
 
 #[derive(Subcommand)]
@@ -105,7 +210,172 @@ fn main() -> ExitCode {
             cmd_check(&paths, replicas, &baselines, update_baselines)
         }
         Command::Import(Import::DiracCfg { file }) => cmd_import_cfg(&file),
+        Command::Sweep { scenario, vary, replicas, threads, out, sets, shard, slurm, quiet } => {
+            exit(cmd_sweep(&scenario, &vary, replicas, threads, out, sets, shard, &slurm, quiet))
+        }
+        Command::Merge { out, dirs } => exit(cmd_merge(&out, &dirs)),
+        Command::Tune { scenario, param, minimize, maximize, targets, steps, rounds, replicas, threads, sets, out } => {
+            exit(cmd_tune(&scenario, &param, minimize, maximize, &targets, steps, rounds, replicas, threads, sets, out))
+        }
     }
+}
+
+fn exit(r: anyhow::Result<()>) -> ExitCode {
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn cmd_sweep(
+    scenario: &PathBuf,
+    vary: &[String],
+    replicas: u32,
+    threads: Option<usize>,
+    out: Option<PathBuf>,
+    sets: Vec<String>,
+    shard: Option<String>,
+    slurm: &SlurmArgs,
+    quiet: bool,
+) -> anyhow::Result<()> {
+    let loaded = scenario::load_file(scenario)?;
+    let vary = vary.iter().map(|v| sweep::plan::parse_vary(v)).collect::<anyhow::Result<Vec<_>>>()?;
+    let shard = shard.as_deref().map(sweep::plan::parse_shard).transpose()?;
+    let out = out.unwrap_or_else(|| PathBuf::from("results").join(format!("{}-sweep", loaded.scenario.name)));
+    let opts = sweep::SweepOptions { replicas, threads, shard, sets };
+    if slurm.slurm {
+        return submit_slurm(scenario, &loaded, vary, &opts, &out, slurm);
+    }
+    let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+        let b = ProgressBar::new(0);
+        b.set_style(
+            ProgressStyle::with_template("runs {pos}/{len} [{bar:40}] {elapsed} eta {eta}")
+                .expect("valid")
+                .progress_chars("=> "),
+        );
+        b
+    });
+    let outcome = sweep::sweep(&loaded, vary, &opts, &out, |done, of| {
+        if let Some(b) = &bar {
+            b.set_length(of as u64);
+            b.set_position(done as u64);
+        }
+    })?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    if !quiet {
+        println!(
+            "{} of {} runs in {} ({} already done){}",
+            outcome.mine,
+            outcome.total,
+            out.display(),
+            outcome.skipped,
+            if outcome.merged {
+                "; wrote sweep.parquet, points.parquet, points.json and charts"
+            } else {
+                "; merge the shards with `pilotsim merge`"
+            }
+        );
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn cmd_tune(
+    scenario: &PathBuf,
+    param: &str,
+    minimize: Option<String>,
+    maximize: Option<String>,
+    targets: &[String],
+    steps: usize,
+    rounds: usize,
+    replicas: u32,
+    threads: Option<usize>,
+    sets: Vec<String>,
+    out: Option<PathBuf>,
+) -> anyhow::Result<()> {
+    use sweep::tune::{Goal, TuneSpec};
+    let loaded = scenario::load_file(scenario)?;
+    let (path, range) =
+        param.split_once('=').ok_or_else(|| anyhow::anyhow!("--param {param:?}: expected PATH=LOW:HIGH"))?;
+    let (low, high) = range
+        .split_once(':')
+        .and_then(|(a, b)| Some((a.trim().parse::<f64>().ok()?, b.trim().parse::<f64>().ok()?)))
+        .ok_or_else(|| anyhow::anyhow!("--param {param:?}: expected PATH=LOW:HIGH with numbers"))?;
+    let (goal, objective) = match (minimize, maximize) {
+        (Some(m), _) => (Goal::Minimize, m),
+        (None, Some(m)) => (Goal::Maximize, m),
+        (None, None) => anyhow::bail!("give --minimize METRIC or --maximize METRIC"),
+    };
+    let constraints = targets
+        .iter()
+        .map(|t| scenario::expect::parse_threshold(t).map_err(anyhow::Error::msg))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let spec = TuneSpec { param: path.trim().to_string(), low, high, goal, objective, constraints, steps, rounds };
+    let out = out.unwrap_or_else(|| PathBuf::from("results").join(format!("{}-tune", loaded.scenario.name)));
+    let opts = sweep::SweepOptions { replicas, threads, shard: None, sets };
+    let bar = std::io::stderr().is_terminal().then(|| ProgressBar::new(0));
+    let tuned = sweep::tune::tune(&loaded, &spec, &opts, &out, |done, of| {
+        if let Some(b) = &bar {
+            b.set_length(of as u64);
+            b.set_position(done as u64);
+        }
+    })?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    sweep::tune::write_outputs(&out, &spec, &tuned)?;
+    println!(
+        "{:<6} {:>12} {:>9}  {}",
+        "round",
+        spec.param.rsplit('.').next().unwrap_or(""),
+        "feasible",
+        "objective (mean ± 95 % CI) and constraints"
+    );
+    for t in &tuned.tried {
+        let cons: Vec<String> = spec
+            .constraints
+            .iter()
+            .map(|c| {
+                t.metrics.get(&c.metric).map_or(format!("{} missing", c.metric), |s| {
+                    format!("{} {:.4} ± {:.4}", c.metric, s.mean, s.ci95.unwrap_or(0.0))
+                })
+            })
+            .collect();
+        println!(
+            "{:<6} {:>12.4} {:>9}  {:.4} ± {:.4}; {}",
+            t.round,
+            t.value,
+            if t.feasible { "yes" } else { "no" },
+            t.objective.0,
+            t.objective.1,
+            cons.join("; ")
+        );
+    }
+    match (&tuned.best, sweep::tune::bracket(&tuned)) {
+        (Some(b), Some((lo, hi))) => println!(
+            "\nchosen {} = {} (the optimum lies in [{lo}, {hi}]); {} = {:.4} ± {:.4}\noutputs in {}/ (tune.parquet, tune.png, round-*/)",
+            spec.param,
+            b.value,
+            spec.objective,
+            b.objective.0,
+            b.objective.1,
+            out.display()
+        ),
+        _ => anyhow::bail!("no value in [{low}, {high}] satisfies every constraint (see the table above)"),
+    }
+    Ok(())
+}
+
+fn cmd_merge(out: &std::path::Path, dirs: &[PathBuf]) -> anyhow::Result<()> {
+    let n = sweep::merge(dirs, out)?;
+    println!("merged {n} runs from {} directories into {}", dirs.len(), out.display());
+    Ok(())
 }
 
 fn cmd_import_cfg(file: &PathBuf) -> ExitCode {
@@ -323,4 +593,51 @@ fn print_summary(s: &Summary, origin: &str, dir: &std::path::Path) {
         println!("{g:<28} {:>8} {:>10} {:>10}", w.n, hours(w.p50), hours(w.p95));
     }
     println!("\noutputs in {}/", dir.display());
+}
+
+/// `sweep --slurm`: write the job-array script into `out` and submit it (or not, with --dry-run).
+fn submit_slurm(
+    scenario_path: &std::path::Path,
+    loaded: &Loaded,
+    vary: Vec<sweep::plan::Vary>,
+    opts: &sweep::SweepOptions,
+    out: &std::path::Path,
+    slurm: &SlurmArgs,
+) -> anyhow::Result<()> {
+    // Fail on a bad --vary or --set now, not in every array task.
+    sweep::prepare_sweep(loaded, vary.clone(), opts)?;
+    std::fs::create_dir_all(out)?;
+    let abs = |p: &std::path::Path| std::path::absolute(p);
+    let mut sweep_args = Vec::new();
+    for v in &vary {
+        sweep_args.push(format!("--vary={}={}", v.path, v.spec));
+    }
+    sweep_args.push(format!("--replicas={}", opts.replicas));
+    for s in &opts.sets {
+        sweep_args.push(format!("--set={s}"));
+    }
+    let job = sweep::slurm::ArrayJob {
+        job_name: format!("pilotsim-{}", loaded.scenario.name),
+        shards: slurm.shards.max(1),
+        pilotsim: std::env::current_exe()?,
+        scenario: abs(scenario_path)?,
+        sweep_args,
+        out_dir: abs(out)?,
+        cpus_per_task: opts.threads.unwrap_or(1) as u32,
+        extra_sbatch: slurm.slurm_args.clone(),
+    };
+    let script = out.join("sweep.sbatch");
+    pilotsim::metrics::write::atomic(&script, sweep::slurm::sbatch_script(&job).as_bytes())?;
+    if slurm.dry_run {
+        println!("wrote {} (not submitted)", script.display());
+        return Ok(());
+    }
+    let id = sweep::slurm::submit(&script)?;
+    println!(
+        "submitted job array {id} ({} tasks); when it is done: pilotsim merge --out {} {}/shard-*",
+        job.shards,
+        out.join("merged").display(),
+        out.display()
+    );
+    Ok(())
 }

@@ -19,6 +19,8 @@ pub(crate) enum TickFormat {
     Count,
     /// The plotted value is `log10(v)`; the label shows `v`.
     Log10,
+    /// Categories at `0, 1, 2, …`; the label of tick `i` is `categories[i]`.
+    Category,
 }
 
 /// A fully specified axis: plotted range, tick positions and labels.
@@ -36,6 +38,8 @@ pub(crate) struct Axis {
     pub step: f64,
     /// Label format.
     pub format: TickFormat,
+    /// Category names ([`TickFormat::Category`] only).
+    pub categories: Vec<String>,
 }
 
 impl Axis {
@@ -78,7 +82,32 @@ impl Axis {
         } else {
             Vec::new()
         };
-        Self { label: label.to_owned(), range: (lo, hi), ticks, minor, step: every, format: TickFormat::Log10 }
+        let format = TickFormat::Log10;
+        Self { label: label.to_owned(), range: (lo, hi), ticks, minor, step: every, format, categories: Vec::new() }
+    }
+
+    /// Linear axis from the round number at or below `lo` to the one at or
+    /// above `hi`, both ticks.
+    pub(crate) fn rounded(label: &str, lo: f64, hi: f64, format: TickFormat) -> Self {
+        let (lo, hi) = sane_range(lo, hi);
+        let step = nice_step(hi - lo);
+        let (first, top) = ((lo / step + 1e-9).floor() * step, (hi / step - 1e-9).ceil() * step);
+        Self::with_step(label, first, top, step, 0.0, format)
+    }
+
+    /// Category axis: one tick per name at `0, 1, …`, half a step of room on
+    /// each side.
+    pub(crate) fn categories(label: &str, names: Vec<String>) -> Self {
+        let n = names.len().max(1) as f64;
+        Self {
+            label: label.to_owned(),
+            range: (-0.5, n - 0.5),
+            ticks: (0..names.len()).map(|i| i as f64).collect(),
+            minor: Vec::new(),
+            step: 1.0,
+            format: TickFormat::Category,
+            categories: names,
+        }
     }
 
     fn with_step(label: &str, lo: f64, top: f64, step: f64, headroom: f64, f: TickFormat) -> Self {
@@ -90,11 +119,16 @@ impl Axis {
             minor: Vec::new(),
             step,
             format: f,
+            categories: Vec::new(),
         }
     }
 
     /// Label for the tick at `v`.
     pub(crate) fn format_tick(&self, v: f64) -> String {
+        if self.format == TickFormat::Category {
+            let i = v.round();
+            return if i >= 0.0 { self.categories.get(i as usize).cloned().unwrap_or_default() } else { String::new() };
+        }
         let top = self.ticks.last().copied().unwrap_or(0.0).abs();
         format_tick(v, self.step, top, self.format)
     }
@@ -157,6 +191,7 @@ fn format_tick(v: f64, step: f64, top: f64, format: TickFormat) -> String {
                 _ => format!("{:.*}", decimals_for(step), v + 0.0),
             }
         }
+        TickFormat::Category => String::new(),
         TickFormat::Log10 => {
             let exp = v.round() as i32;
             if (-4..=6).contains(&exp) {

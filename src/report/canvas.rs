@@ -162,6 +162,17 @@ impl<'a, DB: DrawingBackend> Canvas<'a, DB> {
                     let corners = vec![(x, y - r), (x + r, y), (x, y + r), (x - r, y)];
                     self.root.draw(&Polygon::new(corners, c.filled()))?
                 }
+                // Same area as the circle.
+                MarkerKind::Square => {
+                    let h = (f64::from(r) * 0.886).round() as i32;
+                    self.root.draw(&Rectangle::new([(x - h, y - h), (x + h, y + h)], c.filled()))?
+                }
+                MarkerKind::Triangle => {
+                    let big = f64::from(r) * 1.555;
+                    let (dx, dy) = ((big * 0.866).round() as i32, (big / 2.0).round() as i32);
+                    let corners = vec![(x, y - big.round() as i32), (x + dx, y + dy), (x - dx, y + dy)];
+                    self.root.draw(&Polygon::new(corners, c.filled()))?
+                }
             }
         }
         Ok(())
@@ -170,5 +181,89 @@ impl<'a, DB: DrawingBackend> Canvas<'a, DB> {
     /// Small filled dot (a series with a single point).
     pub(crate) fn dot(&self, at: (i32, i32), color: RGBColor) -> Result<(), ChartError> {
         Ok(self.root.draw(&Circle::new(at, self.px(5), color.filled()))?)
+    }
+
+    /// Translucent area between `upper` and `lower`, pixel paths over the same
+    /// x values from left to right. The raster backend fills it column by
+    /// column, blending every pixel exactly once (plotters' polygon fill blends
+    /// some pixels twice, which shows as stripes at low opacity).
+    pub(crate) fn area(
+        &self,
+        upper: &[(i32, i32)],
+        lower: &[(i32, i32)],
+        color: RGBColor,
+        opacity: f64,
+    ) -> Result<(), ChartError> {
+        let style = color.mix(opacity).filled();
+        if !self.raster {
+            let outline: Vec<_> = upper.iter().chain(lower.iter().rev()).copied().collect();
+            return Ok(self.root.draw(&Polygon::new(outline, style))?);
+        }
+        let (Some(first), Some(last)) = (upper.first(), upper.last()) else { return Ok(()) };
+        let (x0, x1) = (first.0, last.0.max(first.0));
+        // Per column, the extent of the area: union over the segments touching it.
+        let mut spans: Vec<Option<(i32, i32)>> = vec![None; (x1 - x0 + 1) as usize];
+        for (u, l) in upper.windows(2).zip(lower.windows(2)) {
+            let (a, b) = (u[0].0.min(u[1].0), u[0].0.max(u[1].0));
+            for x in a.max(x0)..=b.min(x1) {
+                let f = if b > a { f64::from(x - u[0].0) / f64::from(u[1].0 - u[0].0) } else { 0.0 };
+                let at = |p: &[(i32, i32)]| f64::from(p[0].1) + f * f64::from(p[1].1 - p[0].1);
+                let (top, bottom) = (at(u).min(at(l)).round() as i32, at(u).max(at(l)).round() as i32);
+                let span = &mut spans[(x - x0) as usize];
+                *span = Some(span.map_or((top, bottom), |(t, b)| (t.min(top), b.max(bottom))));
+            }
+        }
+        for (x, span) in (x0..).zip(spans) {
+            if let Some((top, bottom)) = span {
+                self.rect([(x, top), (x, bottom)], style)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Dashed horizontal or vertical rule from `from` to `to`, 2 px wide: the
+    /// threshold and marker lines.
+    pub(crate) fn rule(&self, from: (i32, i32), to: (i32, i32), color: RGBColor) -> Result<(), ChartError> {
+        let (dash, gap, half) = (self.px(12), self.px(7), self.px(1));
+        let horizontal = from.1 == to.1;
+        let (start, end) = if horizontal { (from.0, to.0) } else { (from.1, to.1) };
+        let mut at = start.min(end);
+        while at < start.max(end) {
+            let stop = (at + dash).min(start.max(end));
+            let corners = if horizontal {
+                [(at, from.1 - half), (stop, from.1 + half - 1)]
+            } else {
+                [(from.0 - half, at), (from.0 + half - 1, stop)]
+            };
+            self.rect(corners, color.filled())?;
+            at += dash + gap;
+        }
+        Ok(())
+    }
+
+    /// Vertical error bar from `top` to `bottom` at column `x`, with caps.
+    pub(crate) fn error_bar(&self, x: i32, (top, bottom): (i32, i32), color: RGBColor) -> Result<(), ChartError> {
+        let cap = self.px(9);
+        self.line(&[(x, top), (x, bottom)], color)?;
+        self.line(&[(x - cap, top), (x + cap, top)], color)?;
+        self.line(&[(x - cap, bottom), (x + cap, bottom)], color)
+    }
+
+    /// Light grey rectangle with diagonal hatching ("no data").
+    pub(crate) fn hatch(&self, [(x0, y0), (x1, y1)]: [(i32, i32); 2]) -> Result<(), ChartError> {
+        use super::colorbar::{MISSING_FILL, MISSING_HATCH};
+        self.rect([(x0, y0), (x1, y1)], MISSING_FILL.filled())?;
+        let step = self.px(10);
+        let style = MISSING_HATCH.stroke_width(self.px(1) as u32);
+        // Lines x + y = s, from bottom left to top right, clipped to the rectangle.
+        let mut s = x0 + y0 + step / 2;
+        while s < x1 + y1 {
+            let (from, to) = ((s - y1).max(x0), (s - y0).min(x1));
+            if from < to {
+                self.root.draw(&PathElement::new(vec![(from, s - from), (to, s - to)], style))?;
+            }
+            s += step;
+        }
+        Ok(())
     }
 }

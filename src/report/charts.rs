@@ -166,7 +166,7 @@ pub fn share_convergence(c: &ShareConvergence) -> Result<Rendered, ChartError> {
             shapes.push(Shape::DashedH { y: e.target, color });
         }
     }
-    render(&Scene { title: c.title.clone(), x, y, shapes, legend, note: note_if(points.is_empty()) })
+    render(&Scene { title: c.title.clone(), x, y, shapes, legend, note: note_if(points.is_empty()), colorbar: None })
 }
 
 /// A share as a short percentage, e.g. `0.25` → `25 %`, `0.125` → `12.5 %`.
@@ -191,7 +191,7 @@ pub fn pilots_over_time(c: &PilotsOverTime) -> Result<Rendered, ChartError> {
         }
         legend.push(LegendEntry::new(&line.label, color, Sample::Solid));
     }
-    render(&Scene { title: c.title.clone(), x, y, shapes, legend, note: note_if(points.is_empty()) })
+    render(&Scene { title: c.title.clone(), x, y, shapes, legend, note: note_if(points.is_empty()), colorbar: None })
 }
 
 /// Nearest-rank percentile of sorted, non-empty `values`.
@@ -293,7 +293,7 @@ pub fn wait_time_distribution(c: &WaitTimes) -> Result<Rendered, ChartError> {
         legend.push(LegendEntry { detail: Some(detail), ..LegendEntry::new(*label, color, Sample::Solid) });
     }
     shapes.extend(markers);
-    render(&Scene { title: c.title.clone(), x, y, shapes, legend, note: note_if(empty) })
+    render(&Scene { title: c.title.clone(), x, y, shapes, legend, note: note_if(empty), colorbar: None })
 }
 
 #[cfg(test)]

@@ -15,9 +15,10 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{FontTransform, TRANSPARENT, register_font};
 
-use super::axis::Axis;
+use super::axis::{Axis, TickFormat};
 use super::canvas::Canvas;
 use super::charts::{ChartError, Rendered};
+use super::colorbar::ColorBarPanel;
 use super::legend::Legend;
 use super::scene::{Scene, Shape, palette};
 
@@ -45,6 +46,12 @@ pub(crate) const MUTED: RGBColor = RGBColor(100, 100, 100);
 const GRID: RGBColor = RGBColor(222, 222, 222);
 const MINOR_GRID: RGBColor = RGBColor(240, 240, 240);
 const SHADE: RGBColor = RGBColor(232, 232, 232);
+/// Threshold and marker lines.
+const RULE: RGBColor = RGBColor(70, 70, 70);
+/// Opacity of confidence bands.
+const AREA_OPACITY: f64 = 0.2;
+/// Smallest text in heat-map cells; cells too small for it stay unlabelled.
+const MIN_CELL_TEXT: f64 = 14.0;
 
 static FONTS: Once = Once::new();
 static FONTS_OK: AtomicBool = AtomicBool::new(false);
@@ -154,17 +161,21 @@ fn draw_scene<DB: DrawingBackend>(c: &Canvas<'_, DB>, scene: &Scene) -> Result<(
     let body_top = draw_title(c, &scene.title)?;
     // The legend starts level with the plot and ends above the bottom edge.
     let legend = Legend::new(c, &scene.legend, c.height - c.px(MARGIN_TOP + 16) - body_top)?;
+    // A scene has a legend or a colour bar (heat maps), not both.
+    let bar = scene.colorbar.as_ref().map(|b| ColorBarPanel::new(c, b)).transpose()?;
+    let panel_w = legend.width + bar.as_ref().map_or(0, |b| b.width);
     let (_, body) = c.root.split_vertically(body_top);
-    let (chart_area, _) = body.split_horizontally(c.width - legend.width);
+    let (chart_area, _) = body.split_horizontally(c.width - panel_w);
 
     let (x, y) = (&scene.x, &scene.y);
+    let y_labels = tick_labels(c, y, c.width / 5)?;
     let mut y_tick_w = 0;
-    for t in &y.ticks {
-        y_tick_w = y_tick_w.max(c.text_width(&y.format_tick(*t), TICK_SIZE)?);
+    for label in &y_labels {
+        y_tick_w = y_tick_w.max(c.text_width(label, TICK_SIZE)?);
     }
     let mut guide_w = 0;
     for shape in &scene.shapes {
-        if let Shape::Guide { label, .. } = shape {
+        if let Shape::Guide { label, .. } | Shape::Threshold { label, .. } = shape {
             guide_w = guide_w.max(c.text_width(label, SMALL_SIZE)? + c.px(24));
         }
     }
@@ -203,11 +214,13 @@ fn draw_scene<DB: DrawingBackend>(c: &Canvas<'_, DB>, scene: &Scene) -> Result<(
         .set_all_tick_mark_size(c.px(TICK_LEN))
         .label_style(c.font(TICK_SIZE, TEXT).color(&TRANSPARENT))
         .draw()?;
-    draw_axis_labels(c, scene, rect, column, row, y_tick_w)?;
+    draw_axis_labels(c, scene, rect, (&column, &row), &y_labels, y_tick_w)?;
 
     let slots = dash_slots(&scene.shapes, row);
+    let label_rows = threshold_label_rows(c, &scene.shapes, row, (top, bottom));
+    let cell_text = cell_text_size(c, &scene.shapes, to_px)?;
     let left_center = Pos::new(HPos::Left, VPos::Center);
-    for (shape, slot) in scene.shapes.iter().zip(slots) {
+    for ((shape, slot), label_row) in scene.shapes.iter().zip(slots).zip(label_rows) {
         match shape {
             Shape::Band { x0, x1, label } => draw_band_label(c, label, (column(*x0), column(*x1)), top)?,
             Shape::Line { points, color } => {
@@ -223,45 +236,87 @@ fn draw_scene<DB: DrawingBackend>(c: &Canvas<'_, DB>, scene: &Scene) -> Result<(
                 c.text(label, SMALL_SIZE, MUTED, left_center, (right + c.px(10), row(*v)))?;
             }
             Shape::Marker { at, color, kind } => c.marker(to_px(*at), palette(*color), *kind)?,
+            Shape::Area { upper, lower, color } => {
+                let (upper, lower): (Vec<_>, Vec<_>) =
+                    (upper.iter().map(|p| to_px(*p)).collect(), lower.iter().map(|p| to_px(*p)).collect());
+                c.area(&upper, &lower, palette(*color), AREA_OPACITY)?;
+            }
+            Shape::ErrorBar { x: v, lo, hi, color } => {
+                c.error_bar(column(*v), (row(*hi), row(*lo)), palette(*color))?
+            }
+            Shape::Threshold { y: v, label } => {
+                c.rule((left, row(*v)), (right, row(*v)), RULE)?;
+                c.text(label, SMALL_SIZE, TEXT, left_center, (right + c.px(10), label_row))?;
+            }
+            Shape::VLine { x: v, label } => draw_vline(c, column(*v), label, rect)?,
+            Shape::Cell { x: (x0, x1), y: (y0, y1), fill, text } => {
+                let corners = [to_px((*x0, *y1)), to_px((*x1, *y0))];
+                draw_cell(c, corners, *fill, text.as_ref().zip(cell_text))?;
+            }
         }
     }
     if let Some(note) = &scene.note {
         let center = Pos::new(HPos::Center, VPos::Center);
         c.text(note, NOTE_SIZE, MUTED, center, ((left + right) / 2, (top + bottom) / 2))?;
     }
+    if let Some(bar) = &bar {
+        bar.draw(c, top, bottom)?;
+    }
     legend.draw(c, top)
+}
+
+/// The tick labels of `axis`; category names are shortened to `max_w`.
+fn tick_labels<DB: DrawingBackend>(c: &Canvas<'_, DB>, axis: &Axis, max_w: i32) -> Result<Vec<String>, ChartError> {
+    let labels = axis.ticks.iter().map(|t| axis.format_tick(*t));
+    if axis.format == TickFormat::Category {
+        labels.map(|l| c.fit_text(&l, TICK_SIZE, max_w)).collect()
+    } else {
+        Ok(labels.collect())
+    }
 }
 
 /// Tick labels and axis descriptions. Drawn here rather than by plotters so that
 /// they get the same baseline correction as all other text. X labels that
-/// would touch are thinned to every second (third, …) tick.
+/// would touch are thinned to every second (third, …) tick, unless they are
+/// category names that can be shortened to fit; y category labels too close to
+/// each other are thinned too.
 fn draw_axis_labels<DB: DrawingBackend>(
     c: &Canvas<'_, DB>,
     scene: &Scene,
     (left, top, right, bottom): PlotRect,
-    column: impl Fn(f64) -> i32,
-    row: impl Fn(f64) -> i32,
+    (column, row): (&dyn Fn(f64) -> i32, &dyn Fn(f64) -> i32),
+    y_labels: &[String],
     y_tick_w: i32,
 ) -> Result<(), ChartError> {
     let (x, y) = (&scene.x, &scene.y);
-    let labels: Vec<String> = x.ticks.iter().map(|t| x.format_tick(*t)).collect();
-    let mut widest = 0;
-    for label in &labels {
-        widest = widest.max(c.text_width(label, TICK_SIZE)?);
-    }
     let spacing = match x.ticks[..] {
         [a, b, ..] => (column(b) - column(a)).max(1),
         _ => i32::MAX,
     };
+    let room = if spacing == i32::MAX { right - left } else { spacing - c.px(20) };
+    let shorten = x.format == TickFormat::Category && room >= c.px(48);
+    let labels = tick_labels(c, x, if shorten { room } else { i32::MAX })?;
+    let mut widest = 0;
+    for label in &labels {
+        widest = widest.max(c.text_width(label, TICK_SIZE)?);
+    }
     let every = ((widest + c.px(16)) / spacing + 1).max(1) as usize;
     let label_top = bottom + c.px(TICK_LEN + TICK_GAP);
     for (t, label) in x.ticks.iter().zip(&labels).step_by(every) {
         c.text(label, TICK_SIZE, TEXT, Pos::new(HPos::Center, VPos::Top), (column(*t), label_top))?;
     }
     let label_right = left - c.px(TICK_LEN + TICK_GAP);
-    for t in &y.ticks {
+    let y_spacing = match y.ticks[..] {
+        [a, b, ..] => (row(a) - row(b)).abs().max(1),
+        _ => i32::MAX,
+    };
+    let y_every = match y.format {
+        TickFormat::Category => (c.px(TICK_SIZE as i32 + 4) / y_spacing + 1).max(1) as usize,
+        _ => 1,
+    };
+    for (t, label) in y.ticks.iter().zip(y_labels).step_by(y_every) {
         let anchor = Pos::new(HPos::Right, VPos::Center);
-        c.text(&y.format_tick(*t), TICK_SIZE, TEXT, anchor, (label_right, row(*t)))?;
+        c.text(label, TICK_SIZE, TEXT, anchor, (label_right, row(*t)))?;
     }
     let center = Pos::new(HPos::Center, VPos::Center);
     let x_desc_y = label_top + c.px(TICK_SIZE as i32 + 12 + DESC_SIZE as i32 / 2);
@@ -319,4 +374,118 @@ fn draw_band_label<DB: DrawingBackend>(
     let x = if inside { left + c.px(6) } else { right + c.px(8) };
     let top_left = Pos::new(HPos::Left, VPos::Top);
     c.text(label, SMALL_SIZE, MUTED, top_left, (x, top + c.px(8)))
+}
+
+/// For each shape, the row of its label right of the plot: a threshold's own
+/// row, moved apart from the other threshold labels so that none overlap (and
+/// kept inside `top..=bottom` where possible); other shapes get 0.
+fn threshold_label_rows<DB: DrawingBackend>(
+    c: &Canvas<'_, DB>,
+    shapes: &[Shape],
+    row_of: impl Fn(f64) -> i32,
+    (top, bottom): (i32, i32),
+) -> Vec<i32> {
+    let mut rows: Vec<(i32, usize)> = shapes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| match s {
+            Shape::Threshold { y, .. } => Some((row_of(*y), i)),
+            _ => None,
+        })
+        .collect();
+    rows.sort();
+    let gap = c.px(SMALL_SIZE as i32 + 4);
+    // Push down from the top, then back up from the bottom.
+    for k in 1..rows.len() {
+        rows[k].0 = rows[k].0.max(rows[k - 1].0 + gap);
+    }
+    if let Some(last) = rows.last_mut() {
+        last.0 = last.0.min(bottom.max(top));
+    }
+    for k in (0..rows.len().saturating_sub(1)).rev() {
+        rows[k].0 = rows[k].0.min(rows[k + 1].0 - gap);
+    }
+    let mut out = vec![0; shapes.len()];
+    for (row, i) in rows {
+        out[i] = row;
+    }
+    out
+}
+
+/// Largest font size, from the tick size down to [`MIN_CELL_TEXT`], at which
+/// the text of every cell fits inside it; `None` if there is none.
+fn cell_text_size<DB: DrawingBackend>(
+    c: &Canvas<'_, DB>,
+    shapes: &[Shape],
+    to_px: impl Fn((f64, f64)) -> (i32, i32),
+) -> Result<Option<f64>, ChartError> {
+    let cells: Vec<(&str, i32, i32)> = shapes
+        .iter()
+        .filter_map(|s| match s {
+            Shape::Cell { x, y, text: Some((text, _)), .. } => {
+                let ((x0, y0), (x1, y1)) = (to_px((x.0, y.1)), to_px((x.1, y.0)));
+                Some((text.as_str(), x1 - x0, y1 - y0))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut size = TICK_SIZE;
+    while size >= MIN_CELL_TEXT {
+        let mut fits = true;
+        for (text, w, h) in &cells {
+            let too_big = f64::from(*h) < 1.6 * size * f64::from(c.px(1)) || c.text_width(text, size)? > w - c.px(12);
+            if too_big {
+                fits = false;
+                break;
+            }
+        }
+        if fits {
+            return Ok(Some(size));
+        }
+        size -= 2.0;
+    }
+    Ok(None)
+}
+
+/// A heat-map cell between the pixel corners, inset by a thin white gap
+/// unless it is tiny, with its text at `text.1` points.
+fn draw_cell<DB: DrawingBackend>(
+    c: &Canvas<'_, DB>,
+    [(x0, y0), (x1, y1)]: [(i32, i32); 2],
+    fill: Option<RGBColor>,
+    text: Option<(&(String, RGBColor), f64)>,
+) -> Result<(), ChartError> {
+    let gap = if x1 - x0 > c.px(12) && y1 - y0 > c.px(12) { c.px(1) } else { 0 };
+    let corners = [(x0 + gap, y0 + gap), (x1 - gap, y1 - gap)];
+    match fill {
+        Some(color) => c.rect(corners, color.filled())?,
+        None => c.hatch(corners)?,
+    }
+    if let Some(((text, color), size)) = text {
+        let center = Pos::new(HPos::Center, VPos::Center);
+        c.text(text, size, *color, center, ((x0 + x1) / 2, (y0 + y1) / 2))?;
+    }
+    Ok(())
+}
+
+/// A vertical marker line at column `x` with its label at the top of the
+/// plot, right of the line (left if it does not fit), on a light backing.
+fn draw_vline<DB: DrawingBackend>(
+    c: &Canvas<'_, DB>,
+    x: i32,
+    label: &str,
+    (left, top, right, bottom): PlotRect,
+) -> Result<(), ChartError> {
+    c.rule((x, top), (x, bottom), RULE)?;
+    if label.is_empty() {
+        return Ok(());
+    }
+    let label = c.fit_text(label, SMALL_SIZE, (right - left - c.px(24)).max(c.px(40)))?;
+    let w = c.text_width(&label, SMALL_SIZE)?;
+    let fits_right = x + c.px(8) + w + c.px(6) <= right;
+    let text_left = if fits_right { x + c.px(8) } else { (x - c.px(8) - w).max(left + c.px(6)) };
+    let (y0, y1) = (top + c.px(6), top + c.px(10 + SMALL_SIZE as i32 + 6));
+    c.rect([(text_left - c.px(4), y0), (text_left + w + c.px(4), y1)], WHITE.mix(0.85).filled())?;
+    let left_center = Pos::new(HPos::Left, VPos::Center);
+    c.text(&label, SMALL_SIZE, TEXT, left_center, (text_left, (y0 + y1) / 2))
 }

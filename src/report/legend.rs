@@ -90,6 +90,10 @@ impl Legend {
             match e.sample {
                 Sample::Solid => canvas.line(&[(x0, cy), (x1, cy)], palette(e.color))?,
                 Sample::Dashed => canvas.dashes((x0, x1), cy, (0, 1), palette(e.color), true)?,
+                Sample::Marked(kind) => {
+                    canvas.line(&[(x0, cy), (x1, cy)], palette(e.color))?;
+                    canvas.marker(((x0 + x1) / 2, cy), palette(e.color), kind)?;
+                }
             }
             let text_x = x1 + pad;
             canvas.text(&e.label, LEGEND_SIZE, TEXT, left_center, (text_x, cy))?;

@@ -7,11 +7,13 @@
 mod axis;
 mod canvas;
 pub mod charts;
+mod colorbar;
 mod frame;
-mod legend;
 pub mod html;
+mod legend;
 pub mod outputs;
 mod scene;
+pub mod sweep_charts;
 #[cfg(test)]
 mod tests;
 
@@ -19,3 +21,4 @@ pub use charts::{
     ChartError, EntityShare, Line, PilotsOverTime, Rendered, ShareConvergence, WaitTimes, pilots_over_time,
     share_convergence, wait_time_distribution,
 };
+pub use sweep_charts::{BandPoint, BandSeries, HeatMap, MetricVsParam, heat_map, metric_vs_param};

@@ -38,6 +38,21 @@ pub(crate) enum Shape {
     Guide { y: f64, label: String },
     /// Point marker.
     Marker { at: (f64, f64), color: usize, kind: MarkerKind },
+    /// Translucent area between two curves over the same x values, left to
+    /// right (a confidence band), in the entity's colour.
+    Area { upper: Vec<(f64, f64)>, lower: Vec<(f64, f64)>, color: usize },
+    /// Vertical error bar with caps from `lo` to `hi` at `x`.
+    ErrorBar { x: f64, lo: f64, hi: f64, color: usize },
+    /// Dark dashed horizontal threshold line across the plot, labelled right
+    /// of the plot (labels too close to each other are moved apart).
+    Threshold { y: f64, label: String },
+    /// Dark dashed vertical line over the full plot height, labelled at its top.
+    VLine { x: f64, label: String },
+    /// Filled rectangle (a heat-map cell) from `x.0` to `x.1` and `y.0` to
+    /// `y.1`, with a thin white gap to its neighbours; `fill: None` is a
+    /// hatched "no data" cell. The text, if any, is centred in the cell at the
+    /// largest size at which every cell text of the scene fits its cell.
+    Cell { x: (f64, f64), y: (f64, f64), fill: Option<RGBColor>, text: Option<(String, RGBColor)> },
 }
 
 /// Marker shapes.
@@ -47,6 +62,10 @@ pub(crate) enum MarkerKind {
     Circle,
     /// Filled diamond.
     Diamond,
+    /// Filled square.
+    Square,
+    /// Filled triangle, pointing up.
+    Triangle,
 }
 
 /// How a legend entry's sample is drawn.
@@ -56,6 +75,8 @@ pub(crate) enum Sample {
     Solid,
     /// Dashed line.
     Dashed,
+    /// Solid line with a marker in its middle.
+    Marked(MarkerKind),
 }
 
 /// One legend entry: a line sample, a label and an optional smaller second line.
@@ -88,4 +109,15 @@ pub(crate) struct Scene {
     pub legend: Vec<LegendEntry>,
     /// Centered note in the plot (e.g. "no data").
     pub note: Option<String>,
+    /// Colour bar right of the plot (heat maps), in place of a legend.
+    pub colorbar: Option<ColorBar>,
+}
+
+/// A colour bar: the [`viridis`](super::colorbar::viridis) scale over
+/// `axis.range`, with ticks and labels from `axis` and `axis.label` as its title.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ColorBar {
+    pub axis: Axis,
+    /// Explain the hatched "no data" cells below the bar.
+    pub missing: bool,
 }

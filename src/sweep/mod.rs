@@ -3,16 +3,26 @@
 //! is reduced in parallel, so results do not depend on the number of threads.
 
 pub mod check;
+pub mod outputs;
+pub mod plan;
 pub mod slurm;
+pub mod store;
+pub mod tune;
 
 use std::collections::BTreeMap;
 
 use anyhow::Result;
 use rayon::prelude::*;
 
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use crate::engine::rng::derive_seed;
 use crate::metrics::summary::Summary;
 use crate::run::{self, Prepared};
+use crate::scenario::Loaded;
+use plan::{Plan, Vary};
+use store::{Manifest, RunRecord};
 
 /// The seed of replica `i` of a scenario whose master seed is `master`.
 pub fn replica_seed(master: u64, i: u32) -> u64 {
@@ -25,6 +35,117 @@ pub fn replicas(p: &Prepared, n: u32) -> Result<Vec<Summary>> {
         .into_par_iter()
         .map(|i| Ok(run::simulate(p, replica_seed(p.scenario.seed, i), |_, _| {})?.summary()))
         .collect()
+}
+
+/// Options of a sweep.
+#[derive(Debug, Clone, Default)]
+pub struct SweepOptions {
+    /// Replicas per point.
+    pub replicas: u32,
+    /// Worker threads (default: all cores).
+    pub threads: Option<usize>,
+    /// Run only shard `I` of `N`.
+    pub shard: Option<(u32, u32)>,
+    /// `--set` assignments applied to every point.
+    pub sets: Vec<String>,
+}
+
+/// What a sweep call did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepOutcome {
+    /// Runs of the whole grid.
+    pub total: usize,
+    /// Runs this call was responsible for (the shard, or all).
+    pub mine: usize,
+    /// Runs found already done and skipped.
+    pub skipped: usize,
+    /// Merged outputs were written (the sweep is complete and unsharded).
+    pub merged: bool,
+}
+
+/// The plan and manifest of a sweep, with every point's scenario prepared (so a bad
+/// `--vary` value fails before any run starts).
+pub fn prepare_sweep(loaded: &Loaded, vary: Vec<Vary>, opts: &SweepOptions) -> Result<(Plan, Manifest, Vec<Prepared>)> {
+    let base = run::prepare(loaded, &opts.sets)?;
+    let plan = Plan::new(vary, opts.replicas, base.scenario.seed)?;
+    let prepared = plan
+        .points
+        .iter()
+        .map(|p| {
+            let mut sets = opts.sets.clone();
+            sets.extend(p.sets());
+            run::prepare(loaded, &sets).map_err(|e| e.context(format!("point {}", p.key())))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let manifest = Manifest {
+        scenario: base.scenario.name.clone(),
+        scenario_sha256: base.sha256.clone(),
+        pilotsim_version: crate::VERSION.to_string(),
+        master_seed: base.scenario.seed,
+        replicas: plan.replicas,
+        vary: plan.vary.clone(),
+        runs: plan.runs.len(),
+    };
+    Ok((plan, manifest, prepared))
+}
+
+/// Run a sweep (or one shard of it) into `out`, skipping finished runs; write the merged
+/// outputs when the sweep is unsharded. `progress(done, of)` is called after every run.
+pub fn sweep(
+    loaded: &Loaded,
+    vary: Vec<Vary>,
+    opts: &SweepOptions,
+    out: &Path,
+    progress: impl Fn(usize, usize) + Sync,
+) -> Result<SweepOutcome> {
+    let (plan, manifest, prepared) = prepare_sweep(loaded, vary, opts)?;
+    store::ensure_manifest(out, &manifest)?;
+    let mine: Vec<&plan::RunSpec> = match opts.shard {
+        Some((i, n)) => plan.shard(i, n),
+        None => plan.runs.iter().collect(),
+    };
+    let todo: Vec<&plan::RunSpec> = mine.iter().copied().filter(|r| !store::is_done(out, r)).collect();
+    let skipped = mine.len() - todo.len();
+    let done = AtomicUsize::new(skipped);
+    progress(skipped, mine.len());
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.threads.unwrap_or(0)).build()?;
+    pool.install(|| {
+        todo.par_iter().try_for_each(|r| -> Result<()> {
+            let point = &plan.points[r.point];
+            let summary = run::simulate(&prepared[r.point], r.seed, |_, _| {})?.summary();
+            let rec = RunRecord {
+                run: r.id(),
+                index: r.index,
+                point: r.point,
+                replica: r.replica,
+                seed: r.seed,
+                values: point.values.iter().cloned().collect(),
+                metrics: metrics(&summary),
+            };
+            store::write_run(out, r, &rec)?;
+            progress(done.fetch_add(1, Ordering::SeqCst) + 1, mine.len());
+            Ok(())
+        })
+    })?;
+    let merged = opts.shard.is_none_or(|(_, n)| n == 1);
+    if merged {
+        let runs = store::read_runs(out)?;
+        outputs::write_all(out, &manifest, &runs)?;
+    }
+    Ok(SweepOutcome { total: plan.runs.len(), mine: mine.len(), skipped, merged })
+}
+
+/// Combine shard directories into `out`: the same files as an unsharded sweep.
+pub fn merge(dirs: &[std::path::PathBuf], out: &Path) -> Result<usize> {
+    let (manifest, runs) = store::gather(dirs)?;
+    store::ensure_manifest(out, &manifest)?;
+    let plan_runs = runs.len();
+    for r in &runs {
+        let spec = plan::RunSpec { index: r.index, point: r.point, replica: r.replica, seed: r.seed };
+        store::write_run(out, &spec, r)?;
+    }
+    outputs::write_all(out, &manifest, &runs)?;
+    Ok(plan_runs)
 }
 
 /// Summary metrics that do not depend on the machine: every number of `summary.json` but

@@ -3,3 +3,4 @@ mod cli;
 mod determinism;
 mod report;
 mod slurm;
+mod sweep;

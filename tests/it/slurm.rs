@@ -1,1 +1,120 @@
-//! End-to-end sweep on a real single-node Slurm cluster (being written).
+//! End-to-end sweep on a real single-node Slurm cluster: `sweep --slurm --shards 2` submits a
+//! job array, the shards are merged, and the merged outputs are byte-identical to the same
+//! sweep run locally.
+//!
+//! The test does not start or stop the cluster: `.ci/run` does, with `.ci/slurm-up.sh` and
+//! `.ci/slurm-down.sh` (recipe: shared/reference/slurm-local.md). Without a cluster the test
+//! is skipped with a message, unless `PILOTSIM_REQUIRE_SLURM=1`, which makes that a failure.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use pilotsim::sweep::slurm;
+
+/// Whether a Slurm cluster is usable: `sbatch` on PATH and a controller answering `sinfo`.
+/// Otherwise prints why the test is skipped and returns false, or panics when
+/// `PILOTSIM_REQUIRE_SLURM=1`.
+fn cluster(test: &str) -> bool {
+    let required = std::env::var("PILOTSIM_REQUIRE_SLURM").is_ok_and(|v| v == "1");
+    let problem = if let Err(e) = Command::new("sbatch").arg("--version").output() {
+        format!("sbatch is not on PATH ({e})")
+    } else {
+        match Command::new("sinfo").arg("-h").output() {
+            Err(e) => format!("sinfo is not on PATH ({e})"),
+            Ok(out) if !out.status.success() => {
+                format!("no Slurm controller answers: {}", String::from_utf8_lossy(&out.stderr).trim())
+            }
+            Ok(_) => return true,
+        }
+    };
+    assert!(!required, "PILOTSIM_REQUIRE_SLURM=1 but {problem}; start a cluster with .ci/slurm-up.sh");
+    eprintln!("{test}: skipped, {problem} (PILOTSIM_REQUIRE_SLURM=1 makes this a failure)");
+    false
+}
+
+fn pilotsim(args: &[OsString]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_pilotsim")).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "pilotsim {:?} failed ({}):\n{}{}",
+        args,
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The quickstart cut to 6 simulated hours and a tenth of the jobs.
+fn small_scenario(dir: &Path) -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("scenarios/quickstart.ron")).unwrap();
+    let mut small = text.replace("duration_s: 86400", "duration_s: 21600");
+    for (from, to) in [("count: 4000", "count: 400"), ("count: 6000", "count: 600"), ("count: 3000", "count: 300")] {
+        assert!(small.contains(from), "quickstart.ron changed: no `{from}`");
+        small = small.replace(from, to);
+    }
+    assert!(small.contains("duration_s: 21600"), "quickstart.ron changed: no `duration_s: 86400`");
+    let path = dir.join("small quickstart.ron");
+    std::fs::write(&path, small).unwrap();
+    path
+}
+
+/// The job id in what `sweep --slurm` prints: the first word made only of digits (the whole
+/// output when it prints the id alone, like `sbatch --parsable`).
+fn job_id(stdout: &str) -> String {
+    stdout
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .find(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()))
+        .unwrap_or_else(|| panic!("no job id in the output of sweep --slurm: {stdout:?}"))
+        .to_string()
+}
+
+#[test]
+fn sweep_on_slurm_merges_to_the_local_sweep() {
+    if !cluster("sweep_on_slurm_merges_to_the_local_sweep") {
+        return;
+    }
+    // A space in every path: the sbatch script must quote them.
+    let tmp = std::env::temp_dir().join(format!("pilotsim-it-slurm-{}", std::process::id())).join("with space");
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let scenario = small_scenario(&tmp);
+    let (on_slurm, merged, local) = (tmp.join("slurm"), tmp.join("merged"), tmp.join("local"));
+    let sweep = |out: &Path, extra: &[&str]| {
+        let mut args: Vec<OsString> = vec!["sweep".into(), scenario.clone().into()];
+        for a in ["--vary", "dirac.director.extra_pilot_fraction=0,0.5", "--replicas", "2"].iter().chain(extra) {
+            args.push(a.into());
+        }
+        args.extend(["--out".into(), out.into()]);
+        pilotsim(&args)
+    };
+
+    let submitted = sweep(&on_slurm, &["--slurm", "--shards", "2"]);
+    let id = job_id(&String::from_utf8_lossy(&submitted.stdout));
+    assert!(on_slurm.join("sweep.sbatch").exists());
+    if let Err(e) = slurm::wait(&id, Duration::from_secs(600)) {
+        let _ = slurm::cancel(&id);
+        panic!("{e:#}");
+    }
+    for i in 0..2 {
+        assert!(on_slurm.join(format!("slurm-{id}_{i}.out")).exists(), "log of task {i}");
+    }
+
+    let shards = [on_slurm.join("shard-0"), on_slurm.join("shard-1")];
+    pilotsim(&[
+        "merge".into(),
+        "--out".into(),
+        merged.clone().into(),
+        shards[0].clone().into(),
+        shards[1].clone().into(),
+    ]);
+    sweep(&local, &["--quiet"]);
+    for f in ["sweep.parquet", "points.parquet", "points.json"] {
+        let (a, b) = (std::fs::read(merged.join(f)).unwrap(), std::fs::read(local.join(f)).unwrap());
+        assert!(a == b, "{f} differs between {} and {}", merged.display(), local.display());
+    }
+    std::fs::remove_dir_all(tmp.parent().unwrap()).unwrap();
+}

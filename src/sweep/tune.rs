@@ -1,0 +1,260 @@
+//! `pilotsim tune`: find the value of one parameter that optimises an objective subject to
+//! constraints, on noisy simulation output.
+//!
+//! Search: round 1 sweeps `steps` evenly spaced values over `[low, high]` with `replicas`
+//! replicas each; every later round sweeps the bracket around the best point so far (its
+//! neighbours in the previous round) with the same number of values. Noise is handled by
+//! replicas and by judging constraints conservatively on the 95 % confidence interval: a
+//! point is feasible only if `mean + ci95 ≤ X` for `metric <= X` (and `mean − ci95 ≥ X` for
+//! `>=`). The objective is a metric's mean, or the parameter itself (`--minimize PATH` gives
+//! the smallest feasible value, e.g. the smallest `extra_pilot_fraction` that keeps waiting
+//! times down). Every round is a sweep in `OUT/round-N`, so tuning resumes like sweeps do.
+
+use std::path::Path;
+
+use anyhow::{Result, bail};
+use serde_json::Value;
+
+use super::outputs::{PointStat, PointSummary};
+use super::plan::Vary;
+use super::{SweepOptions, sweep};
+use crate::scenario::Loaded;
+use crate::scenario::expect::{Op, Threshold};
+
+/// Minimise or maximise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Goal {
+    Minimize,
+    Maximize,
+}
+
+/// What to tune.
+#[derive(Debug, Clone)]
+pub struct TuneSpec {
+    pub param: String,
+    pub low: f64,
+    pub high: f64,
+    pub goal: Goal,
+    /// A metric path, or the parameter path itself.
+    pub objective: String,
+    pub constraints: Vec<Threshold>,
+    pub steps: usize,
+    pub rounds: usize,
+}
+
+/// One point tried.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tried {
+    pub round: usize,
+    pub value: f64,
+    /// The objective's mean and CI half-width (the parameter itself has no spread).
+    pub objective: (f64, f64),
+    pub feasible: bool,
+    pub metrics: std::collections::BTreeMap<String, PointStat>,
+}
+
+/// The result of a tuning.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tuned {
+    pub best: Option<Tried>,
+    pub tried: Vec<Tried>,
+}
+
+/// True if every constraint holds with the 95 % CI (see the module doc).
+pub fn feasible(metrics: &std::collections::BTreeMap<String, PointStat>, constraints: &[Threshold]) -> bool {
+    constraints.iter().all(|c| {
+        let Some(s) = metrics.get(&c.metric) else { return false };
+        let ci = s.ci95.unwrap_or(0.0);
+        match c.op {
+            Op::Le | Op::Lt => c.op.holds(s.mean + ci, c.value),
+            Op::Ge | Op::Gt => c.op.holds(s.mean - ci, c.value),
+        }
+    })
+}
+
+fn values(lo: f64, hi: f64, steps: usize) -> Vec<f64> {
+    let n = steps.max(2);
+    (0..n).map(|i| lo + (hi - lo) * i as f64 / (n - 1) as f64).collect()
+}
+
+fn better(goal: Goal, a: f64, b: f64) -> bool {
+    match goal {
+        Goal::Minimize => a < b,
+        Goal::Maximize => a > b,
+    }
+}
+
+fn tried(spec: &TuneSpec, round: usize, p: &PointSummary) -> Option<Tried> {
+    let value = p.values.get(&spec.param)?.as_f64()?;
+    let objective = if spec.objective == spec.param {
+        (value, 0.0)
+    } else {
+        let s = p.metrics.get(&spec.objective)?;
+        (s.mean, s.ci95.unwrap_or(0.0))
+    };
+    Some(Tried {
+        round,
+        value,
+        objective,
+        feasible: feasible(&p.metrics, &spec.constraints),
+        metrics: p.metrics.clone(),
+    })
+}
+
+/// Run the search; rounds go to `out/round-1`, `out/round-2`, …
+pub fn tune(
+    loaded: &Loaded,
+    spec: &TuneSpec,
+    opts: &SweepOptions,
+    out: &Path,
+    progress: impl Fn(usize, usize) + Sync,
+) -> Result<Tuned> {
+    if !(spec.low < spec.high) {
+        bail!("--param: LOW must be below HIGH");
+    }
+    let (mut lo, mut hi) = (spec.low, spec.high);
+    let mut all: Vec<Tried> = Vec::new();
+    for round in 1..=spec.rounds.max(1) {
+        let grid = values(lo, hi, spec.steps);
+        let vary = Vary {
+            path: spec.param.clone(),
+            spec: format!("{lo}:{hi} in {} steps", grid.len()),
+            values: grid.iter().map(|&v| Value::from(v)).collect(),
+        };
+        let dir = out.join(format!("round-{round}"));
+        sweep(loaded, vec![vary], opts, &dir, &progress)?;
+        let points: super::outputs::Points = serde_json::from_slice(&std::fs::read(dir.join("points.json"))?)?;
+        let this: Vec<Tried> = points.points.iter().filter_map(|p| tried(spec, round, p)).collect();
+        all.extend(this.iter().cloned());
+        let Some(best) = best_of(spec.goal, &this) else { break };
+        // Zoom into the neighbours of the best point.
+        let i = grid.iter().position(|&v| v == best.value).unwrap_or(0);
+        lo = grid[i.saturating_sub(1)];
+        hi = grid[(i + 1).min(grid.len() - 1)];
+        if hi - lo < 1e-12 * (spec.high - spec.low).abs().max(1.0) {
+            break;
+        }
+    }
+    Ok(Tuned { best: best_of(spec.goal, &all), tried: all })
+}
+
+/// The best feasible point (ties: the smaller parameter value).
+pub fn best_of(goal: Goal, tried: &[Tried]) -> Option<Tried> {
+    tried
+        .iter()
+        .filter(|t| t.feasible)
+        .fold(None, |best: Option<&Tried>, t| match best {
+            None => Some(t),
+            Some(b)
+                if better(goal, t.objective.0, b.objective.0)
+                    || (t.objective.0 == b.objective.0 && t.value < b.value) =>
+            {
+                Some(t)
+            }
+            Some(b) => Some(b),
+        })
+        .cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn stat(mean: f64, ci: f64) -> PointStat {
+        PointStat { mean, std: 0.0, ci95: Some(ci), n: 5 }
+    }
+
+    #[test]
+    fn feasibility_is_judged_on_the_confidence_interval() {
+        let m: BTreeMap<String, PointStat> =
+            [("w".to_string(), stat(7000.0, 300.0)), ("e".to_string(), stat(0.85, 0.04))].into();
+        let le = |v| Threshold { metric: "w".into(), op: Op::Le, value: v };
+        let ge = |v| Threshold { metric: "e".into(), op: Op::Ge, value: v };
+        assert!(feasible(&m, &[le(7300.0), ge(0.81)]));
+        assert!(!feasible(&m, &[le(7200.0)]), "mean ok, but not with its CI");
+        assert!(!feasible(&m, &[ge(0.82)]));
+        assert!(!feasible(&m, &[Threshold { metric: "missing".into(), op: Op::Le, value: 1.0 }]));
+    }
+
+    #[test]
+    fn best_is_the_feasible_optimum() {
+        let t =
+            |value, obj, feasible| Tried { round: 1, value, objective: (obj, 0.0), feasible, metrics: BTreeMap::new() };
+        let tried = vec![t(0.0, 0.0, false), t(0.25, 0.25, true), t(0.5, 0.5, true)];
+        assert_eq!(best_of(Goal::Minimize, &tried).unwrap().value, 0.25);
+        assert_eq!(best_of(Goal::Maximize, &tried).unwrap().value, 0.5);
+        assert_eq!(best_of(Goal::Minimize, &tried[..1]), None);
+        assert_eq!(values(0.0, 1.0, 5), vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+    }
+}
+
+/// The bracket the optimum lies in: for a minimised parameter, the largest infeasible value
+/// tried below the chosen one (the true threshold is between them); otherwise the chosen
+/// point's neighbours among the values tried.
+pub fn bracket(t: &Tuned) -> Option<(f64, f64)> {
+    let best = t.best.as_ref()?;
+    let below = t.tried.iter().filter(|x| x.value < best.value).map(|x| x.value).fold(f64::NEG_INFINITY, f64::max);
+    let above = t.tried.iter().filter(|x| x.value > best.value).map(|x| x.value).fold(f64::INFINITY, f64::min);
+    Some((if below.is_finite() { below } else { best.value }, if above.is_finite() { above } else { best.value }))
+}
+
+/// `tune.parquet` (every point tried) and the chart `tune.png/.svg`: the constrained (or
+/// objective) metric against the parameter, constraints as dashed lines, the choice marked.
+pub fn write_outputs(out: &Path, spec: &TuneSpec, t: &Tuned) -> Result<()> {
+    use polars::prelude::*;
+    let mut names: Vec<String> = spec.constraints.iter().map(|c| c.metric.clone()).collect();
+    if spec.objective != spec.param && !names.contains(&spec.objective) {
+        names.insert(0, spec.objective.clone());
+    }
+    let mut cols = vec![
+        Column::new("round".into(), t.tried.iter().map(|x| x.round as u32).collect::<Vec<_>>()),
+        Column::new(spec.param.as_str().into(), t.tried.iter().map(|x| x.value).collect::<Vec<_>>()),
+        Column::new("feasible".into(), t.tried.iter().map(|x| x.feasible).collect::<Vec<_>>()),
+        Column::new("chosen".into(), t.tried.iter().map(|x| Some(x) == t.best.as_ref()).collect::<Vec<_>>()),
+    ];
+    for n in &names {
+        cols.push(Column::new(
+            format!("{n}.mean").into(),
+            t.tried.iter().map(|x| x.metrics.get(n).map(|s| s.mean)).collect::<Vec<_>>(),
+        ));
+        cols.push(Column::new(
+            format!("{n}.ci95").into(),
+            t.tried.iter().map(|x| x.metrics.get(n).and_then(|s| s.ci95)).collect::<Vec<_>>(),
+        ));
+    }
+    let mut df = DataFrame::new_infer_height(cols)?;
+    let mut buf = Vec::new();
+    ParquetWriter::new(&mut buf).set_parallel(false).finish(&mut df)?;
+    crate::metrics::write::atomic(&out.join("tune.parquet"), &buf)?;
+    let Some(metric) = names.first() else { return Ok(()) };
+    let mut sorted: Vec<&Tried> = t.tried.iter().collect();
+    sorted.sort_by(|a, b| a.value.total_cmp(&b.value));
+    sorted.dedup_by(|a, b| a.value == b.value);
+    let points = sorted
+        .iter()
+        .filter_map(|x| {
+            let s = x.metrics.get(metric)?;
+            let ci = s.ci95.unwrap_or(0.0);
+            Some(crate::report::BandPoint { x: x.value, mean: s.mean, lo: s.mean - ci, hi: s.mean + ci })
+        })
+        .collect();
+    let chart = crate::report::MetricVsParam {
+        title: format!("Tuning {} — {metric}", spec.param),
+        x_label: spec.param.clone(),
+        y_label: metric.clone(),
+        series: vec![crate::report::BandSeries { label: String::new(), points }],
+        thresholds: spec
+            .constraints
+            .iter()
+            .filter(|c| &c.metric == metric)
+            .map(|c| (c.value, format!("constraint {} {}", c.op.as_str(), c.value)))
+            .collect(),
+        marker: t.best.as_ref().map(|b| (b.value, format!("chosen {}", b.value))),
+        percent: metric.contains("share") || metric.contains("efficiency") || metric.contains("deviation"),
+    };
+    let r = crate::report::metric_vs_param(&chart)?;
+    crate::metrics::write::atomic(&out.join("tune.png"), &r.png)?;
+    crate::metrics::write::atomic(&out.join("tune.svg"), r.svg.as_bytes())?;
+    Ok(())
+}
