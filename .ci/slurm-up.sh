@@ -23,11 +23,13 @@ cpus=${PILOTSIM_SLURM_CPUS:-4}
 timeout=${PILOTSIM_SLURM_TIMEOUT:-30}
 conf=$dir/slurm.conf
 
+# Fail with the last lines of every log, stopping whatever was started.
 die() {
     echo "slurm-up: $*" >&2
     for log in "$dir"/log/*.log "$dir"/munge/munged.log; do
         [ -f "$log" ] && { echo "--- last lines of $log" >&2; tail -n 20 "$log" >&2; }
     done
+    PILOTSIM_SLURM_DIR=$dir "$here/slurm-down.sh" || true
     exit 1
 }
 
@@ -45,14 +47,20 @@ if ! command -v slurmctld >/dev/null 2>&1; then
         slurmctld slurmd slurm-client munge
 fi
 
-# A cluster left over from an earlier start is stopped before its directory is wiped.
-PILOTSIM_SLURM_DIR=$dir "$here/slurm-down.sh"
+# A cluster left over from an earlier start is stopped before its directory is wiped; the
+# directory must be absolute and new, empty or ours (never wipe a mistyped $HOME).
+case $dir in /?*) ;; *) echo "slurm-up: PILOTSIM_SLURM_DIR must be an absolute path below /" >&2; exit 1 ;; esac
+if [ -d "$dir" ] && [ -n "$(ls -A "$dir")" ] && ! grep -qs '^# Written by .ci/slurm-up.sh' "$conf"; then
+    echo "slurm-up: $dir exists and was not made by this script; not wiping it" >&2
+    exit 1
+fi
+PILOTSIM_SLURM_DIR=$dir "$here/slurm-down.sh" || echo "slurm-up: warning: slurm-down.sh reported a problem" >&2
 rm -rf "$dir"
 mkdir -p "$dir"/state "$dir"/spool "$dir"/log "$dir"/run "$dir"/munge
 
 # munge: without systemd /run/munge does not exist, and munged refuses root-owned or
-# group-writable directories, so it gets a private directory owned by munge (mode 711: clients must reach the socket)
-# with a fresh key.
+# group-writable directories, so it gets a private directory owned by munge with a fresh key
+# (mode 711, not 700: slurm's daemons and clients must reach the socket in it).
 chown munge:munge "$dir/munge"
 chmod 711 "$dir/munge"
 dd if=/dev/urandom of="$dir/munge/munge.key" bs=1 count=1024 status=none

@@ -162,6 +162,12 @@ enum Command {
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
     },
+    /// Write DIR/report.html: one self-contained HTML page (tables and charts, no network
+    /// needed) for a run directory (summary.json) or a sweep directory (points.json).
+    Report {
+        /// A run or sweep output directory.
+        dir: PathBuf,
+    },
     /// Convert real configuration into scenario fragments.
     #[command(subcommand)]
     Import(Import),
@@ -214,6 +220,7 @@ fn main() -> ExitCode {
             exit(cmd_sweep(&scenario, &vary, replicas, threads, out, sets, shard, &slurm, quiet))
         }
         Command::Merge { out, dirs } => exit(cmd_merge(&out, &dirs)),
+        Command::Report { dir } => exit(pilotsim::report::html::write(&dir).map(|path| println!("{}", path.display()))),
         Command::Tune { scenario, param, minimize, maximize, targets, steps, rounds, replicas, threads, sets, out } => {
             exit(cmd_tune(&scenario, &param, minimize, maximize, &targets, steps, rounds, replicas, threads, sets, out))
         }
@@ -250,21 +257,8 @@ fn cmd_sweep(
     if slurm.slurm {
         return submit_slurm(scenario, &loaded, vary, &opts, &out, slurm);
     }
-    let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
-        let b = ProgressBar::new(0);
-        b.set_style(
-            ProgressStyle::with_template("runs {pos}/{len} [{bar:40}] {elapsed} eta {eta}")
-                .expect("valid")
-                .progress_chars("=> "),
-        );
-        b
-    });
-    let outcome = sweep::sweep(&loaded, vary, &opts, &out, |done, of| {
-        if let Some(b) = &bar {
-            b.set_length(of as u64);
-            b.set_position(done as u64);
-        }
-    })?;
+    let bar = runs_bar(quiet);
+    let outcome = sweep::sweep(&loaded, vary, &opts, &out, |done, of| show_runs(&bar, done, of))?;
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -319,13 +313,8 @@ fn cmd_tune(
     let spec = TuneSpec { param: path.trim().to_string(), low, high, goal, objective, constraints, steps, rounds };
     let out = out.unwrap_or_else(|| PathBuf::from("results").join(format!("{}-tune", loaded.scenario.name)));
     let opts = sweep::SweepOptions { replicas, threads, shard: None, sets };
-    let bar = std::io::stderr().is_terminal().then(|| ProgressBar::new(0));
-    let tuned = sweep::tune::tune(&loaded, &spec, &opts, &out, |done, of| {
-        if let Some(b) = &bar {
-            b.set_length(of as u64);
-            b.set_position(done as u64);
-        }
-    })?;
+    let bar = runs_bar(false);
+    let tuned = sweep::tune::tune(&loaded, &spec, &opts, &out, |done, of| show_runs(&bar, done, of))?;
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -357,19 +346,37 @@ fn cmd_tune(
             cons.join("; ")
         );
     }
-    match (&tuned.best, sweep::tune::bracket(&tuned)) {
-        (Some(b), Some((lo, hi))) => println!(
-            "\nchosen {} = {} (the optimum lies in [{lo}, {hi}]); {} = {:.4} ± {:.4}\noutputs in {}/ (tune.parquet, tune.png, round-*/)",
-            spec.param,
-            b.value,
-            spec.objective,
-            b.objective.0,
-            b.objective.1,
-            out.display()
-        ),
+    match (&tuned.best, sweep::tune::bracket(&spec, &tuned)) {
+        (Some(b), Some((lo, hi))) => {
+            println!("\nchosen {} = {} (the optimum lies in [{lo}, {hi}])", spec.param, b.value);
+            if spec.objective != spec.param {
+                println!("{} = {:.4} ± {:.4} (95 % CI)", spec.objective, b.objective.0, b.objective.1);
+            }
+            println!("outputs in {}/ (tune.parquet, tune.png, round-*/)", out.display());
+        }
         _ => anyhow::bail!("no value in [{low}, {high}] satisfies every constraint (see the table above)"),
     }
     Ok(())
+}
+
+/// A progress bar over runs, when stderr is a terminal.
+fn runs_bar(quiet: bool) -> Option<ProgressBar> {
+    (!quiet && std::io::stderr().is_terminal()).then(|| {
+        let b = ProgressBar::new(0);
+        b.set_style(
+            ProgressStyle::with_template("runs {pos}/{len} [{bar:40}] {elapsed} eta {eta}")
+                .expect("valid")
+                .progress_chars("=> "),
+        );
+        b
+    })
+}
+
+fn show_runs(bar: &Option<ProgressBar>, done: usize, of: usize) {
+    if let Some(b) = bar {
+        b.set_length(of as u64);
+        b.set_position(done as u64);
+    }
 }
 
 fn cmd_merge(out: &std::path::Path, dirs: &[PathBuf]) -> anyhow::Result<()> {
@@ -618,7 +625,7 @@ fn submit_slurm(
     }
     let job = sweep::slurm::ArrayJob {
         job_name: format!("pilotsim-{}", loaded.scenario.name),
-        shards: slurm.shards.max(1),
+        shards: slurm.shards,
         pilotsim: std::env::current_exe()?,
         scenario: abs(scenario_path)?,
         sweep_args,
@@ -626,6 +633,7 @@ fn submit_slurm(
         cpus_per_task: opts.threads.unwrap_or(1) as u32,
         extra_sbatch: slurm.slurm_args.clone(),
     };
+    job.validate()?;
     let script = out.join("sweep.sbatch");
     pilotsim::metrics::write::atomic(&script, sweep::slurm::sbatch_script(&job).as_bytes())?;
     if slurm.dry_run {
@@ -633,11 +641,14 @@ fn submit_slurm(
         return Ok(());
     }
     let id = sweep::slurm::submit(&script)?;
-    println!(
+    // The bare id on stdout (id=$(pilotsim sweep … --slurm)); the next step on stderr.
+    println!("{id}");
+    let q = |p: &std::path::Path| sweep::slurm::shell_quote(&p.display().to_string());
+    eprintln!(
         "submitted job array {id} ({} tasks); when it is done: pilotsim merge --out {} {}/shard-*",
         job.shards,
-        out.join("merged").display(),
-        out.display()
+        q(&out.join("merged")),
+        q(out)
     );
     Ok(())
 }

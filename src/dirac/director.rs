@@ -154,20 +154,7 @@ mod tests {
         let mut db = TaskQueueDb::new();
         let mut job = 0;
         for (owner, &(cpu, n, prio)) in tqs.iter().enumerate() {
-            let def = TqDefinition {
-                owner: owner as u32,
-                group: 0,
-                setup: 0,
-                cpu_time: cpu,
-                sites: vec![],
-                banned_sites: vec![],
-                platforms: vec![],
-                grid_ces: vec![],
-                pilot_types: vec![],
-                submit_pools: vec![],
-                tags: vec![],
-                force_generic: false,
-            };
+            let def = TqDefinition { owner: owner as u32, cpu_time: cpu, ..Default::default() };
             for _ in 0..n {
                 job += 1;
                 db.insert_job(def.clone(), job, 1);

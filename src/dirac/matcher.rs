@@ -176,20 +176,7 @@ mod tests {
     const PRIVATE: u32 = 99;
 
     fn def() -> TqDefinition {
-        TqDefinition {
-            owner: 1,
-            group: 1,
-            setup: 0,
-            cpu_time: 5000,
-            sites: vec![],
-            banned_sites: vec![],
-            platforms: vec![],
-            grid_ces: vec![],
-            pilot_types: vec![],
-            submit_pools: vec![],
-            tags: vec![],
-            force_generic: false,
-        }
+        TqDefinition { owner: 1, group: 1, cpu_time: 5000, ..Default::default() }
     }
 
     fn resource(tags: &[u32]) -> Resource<'_> {

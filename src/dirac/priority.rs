@@ -169,20 +169,7 @@ mod tests {
     use crate::dirac::taskqueue::{TaskQueueDb, TqDefinition};
 
     fn def(group: u32, owner: u32, cpu: u64) -> TqDefinition {
-        TqDefinition {
-            owner,
-            group,
-            setup: 0,
-            cpu_time: cpu,
-            sites: vec![],
-            banned_sites: vec![],
-            platforms: vec![],
-            grid_ces: vec![],
-            pilot_types: vec![],
-            submit_pools: vec![],
-            tags: vec![],
-            force_generic: false,
-        }
+        TqDefinition { owner, group, cpu_time: cpu, ..Default::default() }
     }
 
     fn shares(list: &[(u32, f64)]) -> EntityShares {

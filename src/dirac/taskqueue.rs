@@ -93,8 +93,9 @@ pub struct TaskQueueSettings {
     pub cpu_segments: CpuSegments,
 }
 
-/// The grouping key of a task queue: every requirement of seed 001, interned.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// The grouping key of a task queue: every requirement of seed 001, interned. The default
+/// has no restriction besides owner 0, group 0, setup 0 and CPU time 0.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TqDefinition {
     /// Owner (user) id.
     pub owner: u32,
@@ -268,20 +269,7 @@ mod tests {
     use super::*;
 
     fn def(owner: u32, cpu: u64, sites: Vec<u32>) -> TqDefinition {
-        TqDefinition {
-            owner,
-            group: 0,
-            setup: 0,
-            cpu_time: cpu,
-            sites: canonical(sites),
-            banned_sites: vec![],
-            platforms: vec![],
-            grid_ces: vec![],
-            pilot_types: vec![],
-            submit_pools: vec![],
-            tags: vec![],
-            force_generic: false,
-        }
+        TqDefinition { owner, cpu_time: cpu, sites: canonical(sites), ..Default::default() }
     }
 
     #[test]

@@ -87,12 +87,17 @@ impl Axis {
     }
 
     /// Linear axis from the round number at or below `lo` to the one at or
-    /// above `hi`, both ticks.
+    /// above `hi`, both ticks (for ranges near the limits of `f64`: from `lo`
+    /// to `hi`, ticked at both ends).
     pub(crate) fn rounded(label: &str, lo: f64, hi: f64, format: TickFormat) -> Self {
         let (lo, hi) = sane_range(lo, hi);
         let step = nice_step(hi - lo);
         let (first, top) = ((lo / step + 1e-9).floor() * step, (hi / step - 1e-9).ceil() * step);
-        Self::with_step(label, first, top, step, 0.0, format)
+        if first.is_finite() && top.is_finite() && step > 0.0 {
+            return Self::with_step(label, first, top, step, 0.0, format);
+        }
+        let (ticks, minor, categories) = (vec![lo, hi], Vec::new(), Vec::new());
+        Self { label: label.to_owned(), range: (lo, hi), ticks, minor, step: hi - lo, format, categories }
     }
 
     /// Category axis: one tick per name at `0, 1, …`, half a step of room on
@@ -252,6 +257,23 @@ mod tests {
         assert_eq!(labels(&a), ["0", "1", "2", "3"]);
         let a = Axis::linear("y", 0.0, f64::NAN, 0.0, TickFormat::Plain);
         assert_eq!(a.range, (0.0, 1.0));
+    }
+
+    #[test]
+    fn rounded_axis_starts_and_ends_on_ticks() {
+        let a = Axis::rounded("y", 0.643, 0.963, TickFormat::Percent);
+        assert!((a.range.0 - 0.6).abs() < 1e-12 && (a.range.1 - 1.0).abs() < 1e-12, "{:?}", a.range);
+        assert_eq!(labels(&a)[..3], ["60 %", "65 %", "70 %"]);
+        let a = Axis::rounded("y", -1e12, f64::MAX, TickFormat::Plain);
+        assert_eq!((a.range, a.ticks.len()), ((-1e12, f64::MAX), 2));
+    }
+
+    #[test]
+    fn category_axis_labels_its_ticks() {
+        let a = Axis::categories("x", vec!["20".to_owned(), "50".to_owned()]);
+        assert_eq!((a.range, labels(&a)), ((-0.5, 1.5), vec!["20".to_owned(), "50".to_owned()]));
+        assert_eq!(a.format_tick(-1.0), "");
+        assert_eq!(Axis::categories("x", Vec::new()).range, (-0.5, 0.5));
     }
 
     #[test]

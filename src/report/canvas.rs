@@ -97,7 +97,8 @@ impl<'a, DB: DrawingBackend> Canvas<'a, DB> {
         Ok(self.root.draw_text(text, &style, (x + dx, y + dy))?)
     }
 
-    /// Rectangle with the given corners.
+    /// Rectangle with the given corners (filled: the right and bottom edges are
+    /// exclusive, on both backends).
     pub(crate) fn rect(&self, corners: [(i32, i32); 2], style: ShapeStyle) -> Result<(), ChartError> {
         Ok(self.root.draw(&Rectangle::new(corners, style))?)
     }
@@ -215,7 +216,7 @@ impl<'a, DB: DrawingBackend> Canvas<'a, DB> {
         }
         for (x, span) in (x0..).zip(spans) {
             if let Some((top, bottom)) = span {
-                self.rect([(x, top), (x, bottom)], style)?;
+                self.rect([(x, top), (x + 1, bottom + 1)], style)?;
             }
         }
         Ok(())
@@ -231,9 +232,9 @@ impl<'a, DB: DrawingBackend> Canvas<'a, DB> {
         while at < start.max(end) {
             let stop = (at + dash).min(start.max(end));
             let corners = if horizontal {
-                [(at, from.1 - half), (stop, from.1 + half - 1)]
+                [(at, from.1 - half), (stop, from.1 + half)]
             } else {
-                [(from.0 - half, at), (from.0 + half - 1, stop)]
+                [(from.0 - half, at), (from.0 + half, stop)]
             };
             self.rect(corners, color.filled())?;
             at += dash + gap;

@@ -20,6 +20,7 @@ use super::canvas::Canvas;
 use super::charts::{ChartError, Rendered};
 use super::colorbar::ColorBarPanel;
 use super::legend::Legend;
+use super::marks::{RULE, cell_text_size, draw_cell, draw_vline, threshold_label_rows};
 use super::scene::{Scene, Shape, palette};
 
 /// Image width in pixels (16:9 slide).
@@ -31,7 +32,7 @@ const SUPERSAMPLE: u32 = 2;
 
 const TITLE_SIZE: f64 = 40.0;
 const DESC_SIZE: f64 = 28.0;
-const TICK_SIZE: f64 = 22.0;
+pub(crate) const TICK_SIZE: f64 = 22.0;
 pub(crate) const LEGEND_SIZE: f64 = 24.0;
 pub(crate) const SMALL_SIZE: f64 = 20.0;
 const NOTE_SIZE: f64 = 32.0;
@@ -46,12 +47,8 @@ pub(crate) const MUTED: RGBColor = RGBColor(100, 100, 100);
 const GRID: RGBColor = RGBColor(222, 222, 222);
 const MINOR_GRID: RGBColor = RGBColor(240, 240, 240);
 const SHADE: RGBColor = RGBColor(232, 232, 232);
-/// Threshold and marker lines.
-const RULE: RGBColor = RGBColor(70, 70, 70);
 /// Opacity of confidence bands.
 const AREA_OPACITY: f64 = 0.2;
-/// Smallest text in heat-map cells; cells too small for it stay unlabelled.
-const MIN_CELL_TEXT: f64 = 14.0;
 
 static FONTS: Once = Once::new();
 static FONTS_OK: AtomicBool = AtomicBool::new(false);
@@ -154,7 +151,7 @@ impl Ranged for AxisCoord<'_> {
 }
 
 /// Pixel bounds of the plotting area: `(left, top, right, bottom)`, inclusive.
-type PlotRect = (i32, i32, i32, i32);
+pub(crate) type PlotRect = (i32, i32, i32, i32);
 
 fn draw_scene<DB: DrawingBackend>(c: &Canvas<'_, DB>, scene: &Scene) -> Result<(), ChartError> {
     c.root.fill(&WHITE)?;
@@ -374,118 +371,4 @@ fn draw_band_label<DB: DrawingBackend>(
     let x = if inside { left + c.px(6) } else { right + c.px(8) };
     let top_left = Pos::new(HPos::Left, VPos::Top);
     c.text(label, SMALL_SIZE, MUTED, top_left, (x, top + c.px(8)))
-}
-
-/// For each shape, the row of its label right of the plot: a threshold's own
-/// row, moved apart from the other threshold labels so that none overlap (and
-/// kept inside `top..=bottom` where possible); other shapes get 0.
-fn threshold_label_rows<DB: DrawingBackend>(
-    c: &Canvas<'_, DB>,
-    shapes: &[Shape],
-    row_of: impl Fn(f64) -> i32,
-    (top, bottom): (i32, i32),
-) -> Vec<i32> {
-    let mut rows: Vec<(i32, usize)> = shapes
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| match s {
-            Shape::Threshold { y, .. } => Some((row_of(*y), i)),
-            _ => None,
-        })
-        .collect();
-    rows.sort();
-    let gap = c.px(SMALL_SIZE as i32 + 4);
-    // Push down from the top, then back up from the bottom.
-    for k in 1..rows.len() {
-        rows[k].0 = rows[k].0.max(rows[k - 1].0 + gap);
-    }
-    if let Some(last) = rows.last_mut() {
-        last.0 = last.0.min(bottom.max(top));
-    }
-    for k in (0..rows.len().saturating_sub(1)).rev() {
-        rows[k].0 = rows[k].0.min(rows[k + 1].0 - gap);
-    }
-    let mut out = vec![0; shapes.len()];
-    for (row, i) in rows {
-        out[i] = row;
-    }
-    out
-}
-
-/// Largest font size, from the tick size down to [`MIN_CELL_TEXT`], at which
-/// the text of every cell fits inside it; `None` if there is none.
-fn cell_text_size<DB: DrawingBackend>(
-    c: &Canvas<'_, DB>,
-    shapes: &[Shape],
-    to_px: impl Fn((f64, f64)) -> (i32, i32),
-) -> Result<Option<f64>, ChartError> {
-    let cells: Vec<(&str, i32, i32)> = shapes
-        .iter()
-        .filter_map(|s| match s {
-            Shape::Cell { x, y, text: Some((text, _)), .. } => {
-                let ((x0, y0), (x1, y1)) = (to_px((x.0, y.1)), to_px((x.1, y.0)));
-                Some((text.as_str(), x1 - x0, y1 - y0))
-            }
-            _ => None,
-        })
-        .collect();
-    let mut size = TICK_SIZE;
-    while size >= MIN_CELL_TEXT {
-        let mut fits = true;
-        for (text, w, h) in &cells {
-            let too_big = f64::from(*h) < 1.6 * size * f64::from(c.px(1)) || c.text_width(text, size)? > w - c.px(12);
-            if too_big {
-                fits = false;
-                break;
-            }
-        }
-        if fits {
-            return Ok(Some(size));
-        }
-        size -= 2.0;
-    }
-    Ok(None)
-}
-
-/// A heat-map cell between the pixel corners, inset by a thin white gap
-/// unless it is tiny, with its text at `text.1` points.
-fn draw_cell<DB: DrawingBackend>(
-    c: &Canvas<'_, DB>,
-    [(x0, y0), (x1, y1)]: [(i32, i32); 2],
-    fill: Option<RGBColor>,
-    text: Option<(&(String, RGBColor), f64)>,
-) -> Result<(), ChartError> {
-    let gap = if x1 - x0 > c.px(12) && y1 - y0 > c.px(12) { c.px(1) } else { 0 };
-    let corners = [(x0 + gap, y0 + gap), (x1 - gap, y1 - gap)];
-    match fill {
-        Some(color) => c.rect(corners, color.filled())?,
-        None => c.hatch(corners)?,
-    }
-    if let Some(((text, color), size)) = text {
-        let center = Pos::new(HPos::Center, VPos::Center);
-        c.text(text, size, *color, center, ((x0 + x1) / 2, (y0 + y1) / 2))?;
-    }
-    Ok(())
-}
-
-/// A vertical marker line at column `x` with its label at the top of the
-/// plot, right of the line (left if it does not fit), on a light backing.
-fn draw_vline<DB: DrawingBackend>(
-    c: &Canvas<'_, DB>,
-    x: i32,
-    label: &str,
-    (left, top, right, bottom): PlotRect,
-) -> Result<(), ChartError> {
-    c.rule((x, top), (x, bottom), RULE)?;
-    if label.is_empty() {
-        return Ok(());
-    }
-    let label = c.fit_text(label, SMALL_SIZE, (right - left - c.px(24)).max(c.px(40)))?;
-    let w = c.text_width(&label, SMALL_SIZE)?;
-    let fits_right = x + c.px(8) + w + c.px(6) <= right;
-    let text_left = if fits_right { x + c.px(8) } else { (x - c.px(8) - w).max(left + c.px(6)) };
-    let (y0, y1) = (top + c.px(6), top + c.px(10 + SMALL_SIZE as i32 + 6));
-    c.rect([(text_left - c.px(4), y0), (text_left + w + c.px(4), y1)], WHITE.mix(0.85).filled())?;
-    let left_center = Pos::new(HPos::Left, VPos::Center);
-    c.text(&label, SMALL_SIZE, TEXT, left_center, (text_left, (y0 + y1) / 2))
 }

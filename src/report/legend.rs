@@ -50,11 +50,17 @@ impl Legend {
         }
         let max_text = canvas.width * 3 / 10;
         let mut text_w = 0;
+        // Headings start at the sample's left edge.
+        let mut heading_w = 0;
         let mut fitted = Vec::new();
         for e in &entries[..shown] {
             let room = max_text - canvas.text_width(&e.suffix, LEGEND_SIZE)?;
             let label = canvas.fit_text(&e.label, LEGEND_SIZE, room)? + &e.suffix;
-            text_w = text_w.max(canvas.text_width(&label, LEGEND_SIZE)?);
+            if e.sample == Sample::Heading {
+                heading_w = heading_w.max(canvas.text_width(&label, LEGEND_SIZE)?);
+            } else {
+                text_w = text_w.max(canvas.text_width(&label, LEGEND_SIZE)?);
+            }
             let detail = match &e.detail {
                 Some(d) => {
                     let d = canvas.fit_text(d, SMALL_SIZE, max_text)?;
@@ -65,7 +71,7 @@ impl Legend {
             };
             fitted.push(LegendEntry { label, suffix: String::new(), detail, ..e.clone() });
         }
-        let width = canvas.px(3 * PAD + SAMPLE_W + OUTER) + text_w;
+        let width = (canvas.px(3 * PAD + SAMPLE_W) + text_w).max(canvas.px(2 * PAD) + heading_w) + canvas.px(OUTER);
         Ok(Self { entries: fitted, hidden: entries.len() - shown, width })
     }
 
@@ -87,9 +93,15 @@ impl Legend {
         for e in &self.entries {
             let cy = y + row_h / 2;
             let (x0, x1) = (left + pad, left + pad + sample_w);
+            if e.sample == Sample::Heading {
+                canvas.text(&e.label, LEGEND_SIZE, MUTED, left_center, (x0, cy))?;
+                y += row_h;
+                continue;
+            }
             match e.sample {
                 Sample::Solid => canvas.line(&[(x0, cy), (x1, cy)], palette(e.color))?,
                 Sample::Dashed => canvas.dashes((x0, x1), cy, (0, 1), palette(e.color), true)?,
+                Sample::Heading => {}
                 Sample::Marked(kind) => {
                     canvas.line(&[(x0, cy), (x1, cy)], palette(e.color))?;
                     canvas.marker(((x0 + x1) / 2, cy), palette(e.color), kind)?;

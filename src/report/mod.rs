@@ -11,6 +11,7 @@ mod colorbar;
 mod frame;
 pub mod html;
 mod legend;
+mod marks;
 pub mod outputs;
 mod scene;
 pub mod sweep_charts;

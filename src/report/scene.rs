@@ -77,6 +77,8 @@ pub(crate) enum Sample {
     Dashed,
     /// Solid line with a marker in its middle.
     Marked(MarkerKind),
+    /// No sample: the label is a heading over the entries below it (no detail).
+    Heading,
 }
 
 /// One legend entry: a line sample, a label and an optional smaller second line.
@@ -113,7 +115,7 @@ pub(crate) struct Scene {
     pub colorbar: Option<ColorBar>,
 }
 
-/// A colour bar: the [`viridis`](super::colorbar::viridis) scale over
+/// A colour bar: the viridis scale ([`super::colorbar`]) over
 /// `axis.range`, with ticks and labels from `axis` and `axis.label` as its title.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ColorBar {

@@ -19,7 +19,8 @@ pub struct BandSeries {
     /// Legend label, e.g. "dirac.director.max_waiting = 50"; may be empty for
     /// the only series of a chart.
     pub label: String,
-    /// The points, in any order; points with a non-finite `x` or `mean` are skipped.
+    /// The points, in any order; points with a non-finite `x` or `mean` (or
+    /// one beyond ±10^150) are skipped.
     pub points: Vec<BandPoint>,
 }
 
@@ -81,18 +82,33 @@ pub struct HeatMap {
 }
 
 const NO_DATA: &str = "no data";
-/// Marker shape of series `i` (redundant with its colour, for greyscale prints).
+/// Marker shapes of the series (redundant with the colours, for greyscale prints).
 const MARKERS: [MarkerKind; 4] = [MarkerKind::Circle, MarkerKind::Square, MarkerKind::Diamond, MarkerKind::Triangle];
+
+/// Marker shape of series `i`; series 8 apart share their colour, not their shape.
+fn marker_kind(i: usize) -> MarkerKind {
+    MARKERS[(i + i / 8) % MARKERS.len()]
+}
+/// Series with more points than this have no markers: they would hide the line.
+const MAX_MARKED: usize = 30;
 /// Largest grid whose cells are annotated with their values.
 const MAX_ANNOTATED: usize = 12;
 
-/// Finite points of a series sorted by x, with `lo ≤ mean ≤ hi`.
+/// Magnitudes beyond this are treated as non-finite in band charts: no metric
+/// reaches them, and the axis arithmetic on them would overflow.
+const LIMIT: f64 = 1e150;
+
+fn usable(v: f64) -> bool {
+    v.abs() <= LIMIT
+}
+
+/// Usable points of a series sorted by x, with `lo ≤ mean ≤ hi`.
 fn clean(points: &[BandPoint]) -> Vec<BandPoint> {
     let mut out: Vec<BandPoint> = points
         .iter()
-        .filter(|p| p.x.is_finite() && p.mean.is_finite())
+        .filter(|p| usable(p.x) && usable(p.mean))
         .map(|p| {
-            let or_mean = |v: f64| if v.is_finite() { v } else { p.mean };
+            let or_mean = |v: f64| if usable(v) { v } else { p.mean };
             let (lo, hi) = (or_mean(p.lo), or_mean(p.hi));
             BandPoint { x: p.x, mean: p.mean, lo: lo.min(hi).min(p.mean), hi: hi.max(lo).max(p.mean) }
         })
@@ -132,7 +148,7 @@ fn padded_axis(label: &str, data: (f64, f64), format: TickFormat, pad_top: f64) 
 }
 
 /// The mean of a metric against a varied parameter: per series a line through
-/// the means with a marker at each point and the 95 % confidence interval as a
+/// the means with a marker at each point (up to 30 points) and the 95 % confidence interval as a
 /// translucent band (a single point: marker with error bar); thresholds as
 /// dashed horizontal lines and the chosen value as a dashed vertical line.
 pub fn metric_vs_param(c: &MetricVsParam) -> Result<Rendered, ChartError> {
@@ -144,8 +160,8 @@ fn band_scene(c: &MetricVsParam) -> Scene {
     let series: Vec<Vec<BandPoint>> = c.series.iter().map(|s| clean(&s.points)).collect();
     let points = series.iter().flatten();
     let empty = points.clone().next().is_none();
-    let thresholds: Vec<&(f64, String)> = c.thresholds.iter().filter(|t| t.0.is_finite()).collect();
-    let marker = c.marker.as_ref().filter(|m| m.0.is_finite());
+    let thresholds: Vec<&(f64, String)> = c.thresholds.iter().filter(|t| usable(t.0)).collect();
+    let marker = c.marker.as_ref().filter(|m| usable(m.0));
 
     let xs = points.clone().map(|p| p.x).chain(marker.map(|m| m.0));
     let x = padded_axis(&c.x_label, extent(xs).unwrap_or((0.0, 1.0)), TickFormat::Plain, 0.0);
@@ -171,42 +187,88 @@ fn band_scene(c: &MetricVsParam) -> Scene {
     }
     let mut markers = Vec::new();
     for (color, pts) in series.iter().enumerate() {
-        let kind = MARKERS[color % MARKERS.len()];
+        let kind = marker_kind(color);
         match pts[..] {
             [] => {}
             [p] => shapes.push(Shape::ErrorBar { x: p.x, lo: p.lo, hi: p.hi, color }),
             _ => shapes.push(Shape::Line { points: pts.iter().map(|p| (p.x, p.mean)).collect(), color }),
         }
-        markers.extend(pts.iter().map(|p| Shape::Marker { at: (p.x, p.mean), color, kind }));
+        if pts.len() <= MAX_MARKED {
+            markers.extend(pts.iter().map(|p| Shape::Marker { at: (p.x, p.mean), color, kind }));
+        }
     }
     shapes.extend(markers);
 
-    let unlabeled = c.series.len() == 1 && c.series[0].label.trim().is_empty();
-    let legend = if unlabeled {
-        Vec::new()
-    } else {
-        let entry = |(i, s): (usize, &BandSeries)| {
-            let label = if s.label.trim().is_empty() { format!("series {}", i + 1) } else { s.label.clone() };
-            LegendEntry::new(label, i, Sample::Marked(MARKERS[i % MARKERS.len()]))
-        };
-        c.series.iter().enumerate().map(entry).collect()
-    };
     let note = empty.then(|| NO_DATA.to_owned());
-    Scene { title: c.title.clone(), x, y, shapes, legend, note, colorbar: None }
+    Scene { title: c.title.clone(), x, y, shapes, legend: band_legend(&c.series), note, colorbar: None }
 }
 
-/// A value for a heat-map cell: percentages with one decimal, other values
-/// with three significant digits (no exponent between 0.001 and 10^6).
-pub(crate) fn format_value(v: f64, percent: bool) -> String {
-    if percent {
-        return format!("{:.1} %", v * 100.0 + 0.0);
+/// Legend of the series: none for a single unlabeled series; a heading
+/// "<param>" over the values if every label reads "<param> = <value>"; else
+/// the labels ("series <n>" for empty ones).
+fn band_legend(series: &[BandSeries]) -> Vec<LegendEntry> {
+    if let [only] = series
+        && only.label.trim().is_empty()
+    {
+        return Vec::new();
     }
-    let a = v.abs();
-    if a != 0.0 && !(1e-3..1e6).contains(&a) {
-        return format!("{v:.2e}");
+    let split: Vec<Option<(&str, &str)>> = series.iter().map(|s| s.label.split_once(" = ")).collect();
+    let heading = match split.first() {
+        Some(Some((param, _))) if split.iter().all(|p| p.is_some_and(|p| p.0 == *param)) => Some(*param),
+        _ => None,
+    };
+    let mut legend = Vec::new();
+    if let Some(param) = heading {
+        legend.push(LegendEntry::new(param, 0, Sample::Heading));
     }
-    let decimals = if a >= 100.0 || a == 0.0 { 0 } else { (2 - a.log10().floor() as i32).clamp(0, 5) as usize };
-    format!("{:.*}", decimals, v + 0.0)
+    for (i, (s, parts)) in series.iter().zip(&split).enumerate() {
+        let label = match (heading, parts) {
+            (Some(_), Some((_, value))) => (*value).to_owned(),
+            _ if s.label.trim().is_empty() => format!("series {}", i + 1),
+            _ => s.label.clone(),
+        };
+        legend.push(LegendEntry::new(label, i, Sample::Marked(marker_kind(i))));
+    }
+    legend
+}
+
+/// How heat-map cells show their values: the same number of decimals in every
+/// cell, enough for three significant digits of the largest magnitude (none if
+/// all values are whole numbers, else at least one for percentages), or an
+/// exponent for magnitudes outside `[0.001, 10^6)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct CellFormat {
+    percent: bool,
+    /// `None`: exponent notation.
+    decimals: Option<usize>,
+}
+
+impl CellFormat {
+    /// The format for `values` (finite).
+    pub(crate) fn new(values: &[f64], percent: bool) -> Self {
+        let scale = if percent { 100.0 } else { 1.0 };
+        let max = values.iter().map(|v| (v * scale).abs()).fold(0.0, f64::max);
+        let whole = values.iter().all(|v| (v * scale).fract() == 0.0);
+        let decimals = if max != 0.0 && !(1e-3..1e6).contains(&max) {
+            None
+        } else if whole {
+            Some(0)
+        } else {
+            let digits = if max == 0.0 { 0 } else { max.log10().floor() as i32 };
+            let decimals = (2 - digits).clamp(0, 5) as usize;
+            Some(if percent { decimals.max(1) } else { decimals })
+        };
+        Self { percent, decimals }
+    }
+
+    /// `v` as shown in its cell.
+    pub(crate) fn format(&self, v: f64) -> String {
+        let (shown, unit) = if self.percent { (v * 100.0, " %") } else { (v, "") };
+        match self.decimals {
+            Some(d) => format!("{:.*}{unit}", d, shown + 0.0),
+            None => format!("{shown:.2e}{unit}"),
+        }
+    }
 }
 
 /// A metric over a grid of two varied parameters: one cell per pair, coloured
@@ -226,25 +288,29 @@ fn heat_scene(c: &HeatMap) -> Scene {
     let value = |r: usize, col: usize| c.cells.get(r).and_then(|row| row.get(col)).copied().flatten();
     let value = |r, col| value(r, col).filter(|v: &f64| v.is_finite());
 
-    let range = extent((0..rows).flat_map(|r| (0..cols).map(move |col| (r, col))).filter_map(|(r, col)| value(r, col)));
-    let colorbar = range.map(|range| {
+    let values: Vec<f64> = (0..rows).flat_map(|r| (0..cols).filter_map(move |col| value(r, col))).collect();
+    let colorbar = extent(values.iter().copied()).map(|range| {
         let (lo, hi) = widen(range);
         let format = if c.percent { TickFormat::Percent } else { TickFormat::Plain };
         let missing = (0..rows).any(|r| (0..cols).any(|col| value(r, col).is_none()));
         ColorBar { axis: Axis::rounded(&c.value_label, lo, hi, format), missing }
     });
+    let shown = CellFormat::new(&values, c.percent);
     let annotate = cols <= MAX_ANNOTATED && rows <= MAX_ANNOTATED;
+    // Without any value, the note alone says it best.
+    let drawn_rows = if values.is_empty() { 0 } else { rows };
     let mut shapes = Vec::new();
-    for r in 0..rows {
+    for r in 0..drawn_rows {
         for col in 0..cols {
             let fill = match (value(r, col), &colorbar) {
                 (Some(v), Some(bar)) => {
-                    let (lo, hi) = bar.axis.range;
-                    Some((viridis((v - lo) / (hi - lo)), v))
+                    // Halved: no overflow for values near ±f64::MAX.
+                    let (lo, hi) = (bar.axis.range.0 / 2.0, bar.axis.range.1 / 2.0);
+                    Some((viridis((v / 2.0 - lo) / (hi - lo)), v))
                 }
                 _ => None,
             };
-            let text = fill.filter(|_| annotate).map(|(color, v)| (format_value(v, c.percent), text_color_on(color)));
+            let text = fill.filter(|_| annotate).map(|(color, v)| (shown.format(v), text_color_on(color)));
             let (cx, cy) = (col as f64, r as f64);
             let cell = Shape::Cell { x: (cx - 0.5, cx + 0.5), y: (cy - 0.5, cy + 0.5), fill: fill.map(|f| f.0), text };
             shapes.push(cell);

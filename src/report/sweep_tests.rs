@@ -111,7 +111,7 @@ fn realistic_heat_map() -> HeatMap {
 #[test]
 fn metric_vs_param_renders_realistic_data() {
     let r = metric_vs_param(&realistic_sweep()).expect("render");
-    let texts = ["pilot_efficiency — fairshare_demo", X_PATH, "= 100", "constraint ≥ 0.8", "chosen 0.35", "80 %"];
+    let texts = ["pilot_efficiency — fairshare_demo", X_PATH, SERIES_PATH, "constraint ≥ 0.8", "chosen 0.35", "80 %"];
     check("sweep_bands", &r, &texts);
     assert!(!r.svg.contains("no data"));
 }
@@ -161,7 +161,8 @@ fn metric_vs_param_survives_degenerate_inputs() {
             sweep(vec![vec![pt(0.0, 0.2, 0.1, 0.3)], vec![], vec![pt(2.0, -0.5, -1.0, 0.0), pt(3.0, 1.5, 1.0, 2.0)]]),
             false,
         ),
-        (sweep(vec![vec![pt(0.0, 1e300, -1e300, f64::MAX), pt(f64::MAX, 0.0, 0.0, 0.0)]]), false),
+        (sweep(vec![vec![pt(0.0, 1e300, -1e300, f64::MAX), pt(f64::MAX, 0.0, 0.0, 0.0)]]), true),
+        (sweep(vec![vec![pt(-1e12, 1e12, -f64::MAX, 2e12), pt(1e-300, 0.0, 0.0, 0.0)]]), false),
         (sweep((0..12).map(|i| vec![pt(0.0, f64::from(i) / 12.0, 0.0, 1.0)]).collect()), false),
     ];
     for (i, (c, no_data)) in cases.iter().enumerate() {
@@ -222,12 +223,18 @@ fn heat_map_labels_are_shortened_to_fit() {
 }
 
 #[test]
-fn cell_values_are_short() {
-    assert_eq!(format_value(0.9551, true), "95.5 %");
-    assert_eq!(format_value(12345.6, false), "12346");
-    assert_eq!(format_value(3.14159, false), "3.14");
-    assert_eq!(format_value(0.012345, false), "0.0123");
-    assert_eq!(format_value(0.0, false), "0");
-    assert_eq!(format_value(-0.0, true), "0.0 %");
-    assert_eq!(format_value(2e7, false), "2.00e7");
+fn cell_values_share_their_decimals() {
+    let show = |values: &[f64], percent: bool| {
+        let f = CellFormat::new(values, percent);
+        values.iter().map(|v| f.format(*v)).collect::<Vec<_>>()
+    };
+    assert_eq!(show(&[0.9551, 0.755, 1.0], true), ["95.5 %", "75.5 %", "100.0 %"]);
+    assert_eq!(show(&[0.5, 0.25], true), ["50 %", "25 %"]);
+    assert_eq!(show(&[0.004, 0.0012], true), ["0.400 %", "0.120 %"]);
+    assert_eq!(show(&[12345.6, 4.56789], false), ["12346", "5"]);
+    assert_eq!(show(&[4.56789, 0.5], false), ["4.57", "0.50"]);
+    assert_eq!(show(&[0.012345], false), ["0.0123"]);
+    assert_eq!(show(&[1.0, 40.0, 0.0, -0.0], false), ["1", "40", "0", "0"]);
+    assert_eq!(show(&[2e7, 1.0], false), ["2.00e7", "1.00e0"]);
+    assert_eq!(show(&[-0.0], true), ["0 %"]);
 }

@@ -171,7 +171,7 @@ mod tests {
             [("w".to_string(), stat(7000.0, 300.0)), ("e".to_string(), stat(0.85, 0.04))].into();
         let le = |v| Threshold { metric: "w".into(), op: Op::Le, value: v };
         let ge = |v| Threshold { metric: "e".into(), op: Op::Ge, value: v };
-        assert!(feasible(&m, &[le(7300.0), ge(0.81)]));
+        assert!(feasible(&m, &[le(7300.0), ge(0.80)]));
         assert!(!feasible(&m, &[le(7200.0)]), "mean ok, but not with its CI");
         assert!(!feasible(&m, &[ge(0.82)]));
         assert!(!feasible(&m, &[Threshold { metric: "missing".into(), op: Op::Le, value: 1.0 }]));
@@ -189,14 +189,19 @@ mod tests {
     }
 }
 
-/// The bracket the optimum lies in: for a minimised parameter, the largest infeasible value
-/// tried below the chosen one (the true threshold is between them); otherwise the chosen
-/// point's neighbours among the values tried.
-pub fn bracket(t: &Tuned) -> Option<(f64, f64)> {
-    let best = t.best.as_ref()?;
-    let below = t.tried.iter().filter(|x| x.value < best.value).map(|x| x.value).fold(f64::NEG_INFINITY, f64::max);
-    let above = t.tried.iter().filter(|x| x.value > best.value).map(|x| x.value).fold(f64::INFINITY, f64::min);
-    Some((if below.is_finite() { below } else { best.value }, if above.is_finite() { above } else { best.value }))
+/// The interval the optimum lies in. When the parameter itself is minimised (maximised), the
+/// true threshold lies between the nearest infeasible value tried below (above) the chosen one
+/// and the chosen one; otherwise between the chosen point's neighbours among the values tried.
+pub fn bracket(spec: &TuneSpec, t: &Tuned) -> Option<(f64, f64)> {
+    let best = t.best.as_ref()?.value;
+    let below = t.tried.iter().filter(|x| x.value < best).map(|x| x.value).fold(f64::NEG_INFINITY, f64::max);
+    let above = t.tried.iter().filter(|x| x.value > best).map(|x| x.value).fold(f64::INFINITY, f64::min);
+    let (lo, hi) = (if below.is_finite() { below } else { best }, if above.is_finite() { above } else { best });
+    Some(match (spec.objective == spec.param, spec.goal) {
+        (true, Goal::Minimize) => (lo, best),
+        (true, Goal::Maximize) => (best, hi),
+        (false, _) => (lo, hi),
+    })
 }
 
 /// `tune.parquet` (every point tried) and the chart `tune.png/.svg`: the constrained (or

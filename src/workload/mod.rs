@@ -69,16 +69,10 @@ mod tests {
             arrival,
             cpu_work: Distribution::Exponential { mean: 1000.0 },
             cpu_time: 3000.0,
-            user_priority: 1,
-            sites: vec![],
-            banned_sites: vec![],
-            platforms: vec![],
-            grid_ces: vec![],
-            pilot_types: vec![],
-            submit_pools: vec![],
-            tags: vec![],
-            force_generic: false,
-            failure_probability: 0.0,
+            ..serde_json::from_str(
+                r#"{"name":"","owner":"","group":"","count":1,"arrival":{"Burst":{"at_s":0}},"cpu_work":{"Fixed":1}}"#,
+            )
+            .unwrap()
         }
     }
 

@@ -165,7 +165,6 @@ fn report_of_a_run_renders_in_chromium_without_console_errors() {
 }
 
 #[test]
-#[ignore = "enable once src/main.rs has the `report` subcommand"]
 fn report_subcommand_writes_report_html_and_rejects_other_directories() {
     let pilotsim = || Command::new(env!("CARGO_BIN_EXE_pilotsim"));
     let dir = run_dir("cli");
