@@ -239,7 +239,7 @@ fn exit(r: anyhow::Result<()>) -> ExitCode {
 
 #[allow(clippy::too_many_arguments)]
 fn cmd_sweep(
-    scenario: &PathBuf,
+    scenario: &std::path::Path,
     vary: &[String],
     replicas: u32,
     threads: Option<usize>,
@@ -281,7 +281,7 @@ fn cmd_sweep(
 
 #[allow(clippy::too_many_arguments)]
 fn cmd_tune(
-    scenario: &PathBuf,
+    scenario: &std::path::Path,
     param: &str,
     minimize: Option<String>,
     maximize: Option<String>,
@@ -320,11 +320,10 @@ fn cmd_tune(
     }
     sweep::tune::write_outputs(&out, &spec, &tuned)?;
     println!(
-        "{:<6} {:>12} {:>9}  {}",
+        "{:<6} {:>12} {:>9}  objective (mean ± 95 % CI) and constraints",
         "round",
         spec.param.rsplit('.').next().unwrap_or(""),
-        "feasible",
-        "objective (mean ± 95 % CI) and constraints"
+        "feasible"
     );
     for t in &tuned.tried {
         let cons: Vec<String> = spec

@@ -109,7 +109,7 @@ pub fn tune(
     out: &Path,
     progress: impl Fn(usize, usize) + Sync,
 ) -> Result<Tuned> {
-    if !(spec.low < spec.high) {
+    if spec.low.partial_cmp(&spec.high) != Some(std::cmp::Ordering::Less) {
         bail!("--param: LOW must be below HIGH");
     }
     let (mut lo, mut hi) = (spec.low, spec.high);
@@ -154,39 +154,6 @@ pub fn best_of(goal: Goal, tried: &[Tried]) -> Option<Tried> {
             Some(b) => Some(b),
         })
         .cloned()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::collections::BTreeMap;
-
-    fn stat(mean: f64, ci: f64) -> PointStat {
-        PointStat { mean, std: 0.0, ci95: Some(ci), n: 5 }
-    }
-
-    #[test]
-    fn feasibility_is_judged_on_the_confidence_interval() {
-        let m: BTreeMap<String, PointStat> =
-            [("w".to_string(), stat(7000.0, 300.0)), ("e".to_string(), stat(0.85, 0.04))].into();
-        let le = |v| Threshold { metric: "w".into(), op: Op::Le, value: v };
-        let ge = |v| Threshold { metric: "e".into(), op: Op::Ge, value: v };
-        assert!(feasible(&m, &[le(7300.0), ge(0.80)]));
-        assert!(!feasible(&m, &[le(7200.0)]), "mean ok, but not with its CI");
-        assert!(!feasible(&m, &[ge(0.82)]));
-        assert!(!feasible(&m, &[Threshold { metric: "missing".into(), op: Op::Le, value: 1.0 }]));
-    }
-
-    #[test]
-    fn best_is_the_feasible_optimum() {
-        let t =
-            |value, obj, feasible| Tried { round: 1, value, objective: (obj, 0.0), feasible, metrics: BTreeMap::new() };
-        let tried = vec![t(0.0, 0.0, false), t(0.25, 0.25, true), t(0.5, 0.5, true)];
-        assert_eq!(best_of(Goal::Minimize, &tried).unwrap().value, 0.25);
-        assert_eq!(best_of(Goal::Maximize, &tried).unwrap().value, 0.5);
-        assert_eq!(best_of(Goal::Minimize, &tried[..1]), None);
-        assert_eq!(values(0.0, 1.0, 5), vec![0.0, 0.25, 0.5, 0.75, 1.0]);
-    }
 }
 
 /// The interval the optimum lies in. When the parameter itself is minimised (maximised), the
@@ -262,4 +229,37 @@ pub fn write_outputs(out: &Path, spec: &TuneSpec, t: &Tuned) -> Result<()> {
     crate::metrics::write::atomic(&out.join("tune.png"), &r.png)?;
     crate::metrics::write::atomic(&out.join("tune.svg"), r.svg.as_bytes())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn stat(mean: f64, ci: f64) -> PointStat {
+        PointStat { mean, std: 0.0, ci95: Some(ci), n: 5 }
+    }
+
+    #[test]
+    fn feasibility_is_judged_on_the_confidence_interval() {
+        let m: BTreeMap<String, PointStat> =
+            [("w".to_string(), stat(7000.0, 300.0)), ("e".to_string(), stat(0.85, 0.04))].into();
+        let le = |v| Threshold { metric: "w".into(), op: Op::Le, value: v };
+        let ge = |v| Threshold { metric: "e".into(), op: Op::Ge, value: v };
+        assert!(feasible(&m, &[le(7300.0), ge(0.80)]));
+        assert!(!feasible(&m, &[le(7200.0)]), "mean ok, but not with its CI");
+        assert!(!feasible(&m, &[ge(0.82)]));
+        assert!(!feasible(&m, &[Threshold { metric: "missing".into(), op: Op::Le, value: 1.0 }]));
+    }
+
+    #[test]
+    fn best_is_the_feasible_optimum() {
+        let t =
+            |value, obj, feasible| Tried { round: 1, value, objective: (obj, 0.0), feasible, metrics: BTreeMap::new() };
+        let tried = vec![t(0.0, 0.0, false), t(0.25, 0.25, true), t(0.5, 0.5, true)];
+        assert_eq!(best_of(Goal::Minimize, &tried).unwrap().value, 0.25);
+        assert_eq!(best_of(Goal::Maximize, &tried).unwrap().value, 0.5);
+        assert_eq!(best_of(Goal::Minimize, &tried[..1]), None);
+        assert_eq!(values(0.0, 1.0, 5), vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+    }
 }
