@@ -46,9 +46,10 @@ pub struct MetricVsParam {
     pub x_label: String,
     /// Y axis description: the metric, e.g. "pilot_efficiency".
     pub y_label: String,
-    /// One series per value of a second varied parameter (legend
-    /// "<param2> = <v>"), or a single unlabeled series (no legend). The order
-    /// fixes the colours and marker shapes.
+    /// One series per value of a second varied parameter, labelled
+    /// `<param2> = <v>` (the legend then shows `<param2>` as its heading over
+    /// the values), or a single unlabeled series (no legend). The order fixes
+    /// the colours and marker shapes.
     pub series: Vec<BandSeries>,
     /// Horizontal dashed lines with a label right of the plot, e.g.
     /// `(0.8, "constraint ≥ 0.8")`.
@@ -89,6 +90,7 @@ const MARKERS: [MarkerKind; 4] = [MarkerKind::Circle, MarkerKind::Square, Marker
 fn marker_kind(i: usize) -> MarkerKind {
     MARKERS[(i + i / 8) % MARKERS.len()]
 }
+
 /// Series with more points than this have no markers: they would hide the line.
 const MAX_MARKED: usize = 30;
 /// Largest grid whose cells are annotated with their values.
@@ -134,8 +136,9 @@ fn widen((lo, hi): (f64, f64)) -> (f64, f64) {
     (lo - d, hi + d)
 }
 
-/// Axis over `data` rounded outward to ticks, with `pad` (fraction of the span)
-/// added below and `pad_top` above when the data reach the rounded ends.
+/// Axis over `data` rounded outward to ticks. Where the data reach a rounded
+/// end, 3 % of the span is added there, so that markers clear the frame; at
+/// least `pad_top` (a fraction of the span) is added at the top.
 fn padded_axis(label: &str, data: (f64, f64), format: TickFormat, pad_top: f64) -> Axis {
     let (lo, hi) = widen(data);
     let axis = Axis::rounded(label, lo, hi, format);
@@ -148,9 +151,10 @@ fn padded_axis(label: &str, data: (f64, f64), format: TickFormat, pad_top: f64) 
 }
 
 /// The mean of a metric against a varied parameter: per series a line through
-/// the means with a marker at each point (up to 30 points) and the 95 % confidence interval as a
-/// translucent band (a single point: marker with error bar); thresholds as
-/// dashed horizontal lines and the chosen value as a dashed vertical line.
+/// the means with a marker at each point (series of up to 30 points) and the
+/// 95 % confidence interval as a translucent band (a single point: marker with
+/// error bar); thresholds as dashed horizontal lines labelled right of the
+/// plot, and the chosen value as a dashed vertical line labelled at its top.
 pub fn metric_vs_param(c: &MetricVsParam) -> Result<Rendered, ChartError> {
     render(&band_scene(c))
 }
@@ -200,13 +204,14 @@ fn band_scene(c: &MetricVsParam) -> Scene {
     shapes.extend(markers);
 
     let note = empty.then(|| NO_DATA.to_owned());
-    Scene { title: c.title.clone(), x, y, shapes, legend: band_legend(&c.series), note, colorbar: None }
+    Scene { title: c.title.clone(), x, y, shapes, legend: band_legend(&c.series, &series), note, colorbar: None }
 }
 
 /// Legend of the series: none for a single unlabeled series; a heading
-/// "<param>" over the values if every label reads "<param> = <value>"; else
-/// the labels ("series <n>" for empty ones).
-fn band_legend(series: &[BandSeries]) -> Vec<LegendEntry> {
+/// `<param>` over the values if every label reads `<param> = <value>`; else
+/// the labels (`series <n>` for empty ones). `drawn` are the usable points of
+/// each series (a series drawn without markers gets a plain line sample).
+fn band_legend(series: &[BandSeries], drawn: &[Vec<BandPoint>]) -> Vec<LegendEntry> {
     if let [only] = series
         && only.label.trim().is_empty()
     {
@@ -227,7 +232,8 @@ fn band_legend(series: &[BandSeries]) -> Vec<LegendEntry> {
             _ if s.label.trim().is_empty() => format!("series {}", i + 1),
             _ => s.label.clone(),
         };
-        legend.push(LegendEntry::new(label, i, Sample::Marked(marker_kind(i))));
+        let sample = if drawn[i].len() > MAX_MARKED { Sample::Solid } else { Sample::Marked(marker_kind(i)) };
+        legend.push(LegendEntry::new(label, i, sample));
     }
     legend
 }

@@ -2,6 +2,7 @@
 
 pub mod history;
 pub mod setup;
+pub mod waiting;
 pub mod world;
 
 use crate::engine::{RngStreams, SimDuration, SimTime};

@@ -1,10 +1,11 @@
 //! The world: all simulation state, and the handlers that turn events into calls of the
 //! DIRAC modules and schedule what follows. The only place where time passes.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use super::history::UsageHistory;
 use super::setup::Static;
+use super::waiting::WaitingPilots;
 use crate::dirac::corrector::{self, CorrectorInstance};
 use crate::dirac::director;
 use crate::dirac::matcher::{self, PilotIdentity};
@@ -87,8 +88,8 @@ pub struct World {
     pub events: u64,
     /// The accounting history the share corrector reads.
     history: UsageHistory,
-    /// Pilots in Submitted/Waiting per TQ, for the director's waiting-pilot count.
-    waiting_by_tq: BTreeMap<TqId, BTreeSet<PilotId>>,
+    /// Pilots in Submitted/Waiting per TQ within maxPilotWaitingHours, for the director.
+    waiting: WaitingPilots,
     aborted: u32,
     rng: Streams,
 }
@@ -156,7 +157,7 @@ impl World {
             digest: Digest::new(),
             events: 0,
             history: UsageHistory::default(),
-            waiting_by_tq: BTreeMap::new(),
+            waiting: WaitingPilots::default(),
             aborted: 0,
             rng,
         }
@@ -309,12 +310,8 @@ impl World {
     fn director_cycle(&mut self, now: SimTime) {
         let settings = &self.scenario.dirac.director;
         let horizon = now.saturating_sub(SimDuration::from_secs_f64(settings.max_pilot_waiting_hours * 3600.0));
-        let pilots = &self.pilots;
-        let waiting = |tq: TqId| {
-            self.waiting_by_tq
-                .get(&tq)
-                .map_or(0, |set| set.iter().filter(|&&p| pilots[p as usize].submitted >= horizon).count() as u32)
-        };
+        self.waiting.expire(horizon);
+        let waiting = |tq: TqId| self.waiting.count(tq);
         let tqs: Vec<&TaskQueue> = self.tqs.iter().collect();
         let max_cpu = self.scenario.dirac.task_queues.cpu_segments.max();
         let plan = director::plan_cycle(
@@ -397,18 +394,13 @@ impl World {
             job: None,
         });
         self.ces[c].waiting += 1;
-        self.waiting_by_tq.entry(tq).or_default().insert(id);
+        self.waiting.submitted(tq, id, now);
     }
 
     fn leave_waiting(&mut self, p: PilotId) {
         let pilot = &self.pilots[p as usize];
         self.ces[pilot.ce as usize].waiting -= 1;
-        if let Some(set) = self.waiting_by_tq.get_mut(&pilot.tq) {
-            set.remove(&p);
-            if set.is_empty() {
-                self.waiting_by_tq.remove(&pilot.tq);
-            }
-        }
+        self.waiting.left(pilot.tq, p);
     }
 
     fn pilot_reaches_batch(&mut self, now: SimTime, p: PilotId) {
