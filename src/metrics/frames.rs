@@ -113,16 +113,27 @@ pub fn timeseries(run: &RunData) -> PolarsResult<DataFrame> {
     ])
 }
 
-/// Parquet bytes of a frame, with the run's identity as key-value metadata.
-pub fn parquet_bytes(df: &mut DataFrame, meta: &RunMeta) -> PolarsResult<Vec<u8>> {
-    let kv = KeyValueMetadata::from_static(vec![
-        ("pilotsim.scenario".into(), meta.scenario.clone()),
-        ("pilotsim.scenario_sha256".into(), meta.scenario_sha256.clone()),
-        ("pilotsim.seed".into(), meta.seed.to_string()),
-        ("pilotsim.version".into(), meta.pilotsim_version.to_string()),
-        ("pilotsim.digest".into(), meta.digest.clone()),
-    ]);
+/// Parquet bytes of a frame with key-value metadata (the identity of what produced it).
+/// Serial column encoding, so the bytes do not depend on the thread count.
+pub fn to_parquet(df: &mut DataFrame, metadata: Vec<(String, String)>) -> PolarsResult<Vec<u8>> {
     let mut buf = Vec::new();
-    ParquetWriter::new(&mut buf).with_key_value_metadata(Some(kv)).set_parallel(false).finish(df)?;
+    ParquetWriter::new(&mut buf)
+        .with_key_value_metadata(Some(KeyValueMetadata::from_static(metadata)))
+        .set_parallel(false)
+        .finish(df)?;
     Ok(buf)
+}
+
+/// Parquet bytes of a run's frame, with the run's identity as key-value metadata.
+pub fn parquet_bytes(df: &mut DataFrame, meta: &RunMeta) -> PolarsResult<Vec<u8>> {
+    to_parquet(
+        df,
+        vec![
+            ("pilotsim.scenario".into(), meta.scenario.clone()),
+            ("pilotsim.scenario_sha256".into(), meta.scenario_sha256.clone()),
+            ("pilotsim.seed".into(), meta.seed.to_string()),
+            ("pilotsim.version".into(), meta.pilotsim_version.to_string()),
+            ("pilotsim.digest".into(), meta.digest.clone()),
+        ],
+    )
 }

@@ -101,16 +101,18 @@ fn value_column(name: &str, values: Vec<Option<&Value>>) -> Column {
     }
 }
 
-fn parquet(df: &mut DataFrame, m: &Manifest) -> Result<Vec<u8>> {
-    let kv = KeyValueMetadata::from_static(vec![
+/// The sweep's identity as Parquet metadata.
+pub fn metadata(m: &Manifest) -> Vec<(String, String)> {
+    vec![
         ("pilotsim.scenario".into(), m.scenario.clone()),
         ("pilotsim.scenario_sha256".into(), m.scenario_sha256.clone()),
         ("pilotsim.version".into(), m.pilotsim_version.clone()),
         ("pilotsim.master_seed".into(), m.master_seed.to_string()),
-    ]);
-    let mut buf = Vec::new();
-    ParquetWriter::new(&mut buf).with_key_value_metadata(Some(kv)).set_parallel(false).finish(df)?;
-    Ok(buf)
+    ]
+}
+
+fn parquet(df: &mut DataFrame, m: &Manifest) -> Result<Vec<u8>> {
+    Ok(crate::metrics::frames::to_parquet(df, metadata(m))?)
 }
 
 /// `sweep.parquet`: run, point, replica, seed, the varied values, then every metric.

@@ -196,9 +196,11 @@ pub fn write_outputs(out: &Path, spec: &TuneSpec, t: &Tuned) -> Result<()> {
         ));
     }
     let mut df = DataFrame::new_infer_height(cols)?;
-    let mut buf = Vec::new();
-    ParquetWriter::new(&mut buf).set_parallel(false).finish(&mut df)?;
-    crate::metrics::write::atomic(&out.join("tune.parquet"), &buf)?;
+    let meta = vec![
+        ("pilotsim.version".to_string(), crate::VERSION.to_string()),
+        ("pilotsim.tuned".to_string(), spec.param.clone()),
+    ];
+    crate::metrics::write::atomic(&out.join("tune.parquet"), &crate::metrics::frames::to_parquet(&mut df, meta)?)?;
     let Some(metric) = names.first() else { return Ok(()) };
     let mut sorted: Vec<&Tried> = t.tried.iter().collect();
     sorted.sort_by(|a, b| a.value.total_cmp(&b.value));

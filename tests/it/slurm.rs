@@ -13,27 +13,6 @@ use std::time::Duration;
 
 use pilotsim::sweep::slurm;
 
-/// Whether a Slurm cluster is usable: `sbatch` on PATH and a controller answering `sinfo`.
-/// Otherwise prints why the test is skipped and returns false, or panics when
-/// `PILOTSIM_REQUIRE_SLURM=1`.
-fn cluster(test: &str) -> bool {
-    let required = std::env::var("PILOTSIM_REQUIRE_SLURM").is_ok_and(|v| v == "1");
-    let problem = if let Err(e) = Command::new("sbatch").arg("--version").output() {
-        format!("sbatch is not on PATH ({e})")
-    } else {
-        match Command::new("sinfo").arg("-h").output() {
-            Err(e) => format!("sinfo is not on PATH ({e})"),
-            Ok(out) if !out.status.success() => {
-                format!("no Slurm controller answers: {}", String::from_utf8_lossy(&out.stderr).trim())
-            }
-            Ok(_) => return true,
-        }
-    };
-    assert!(!required, "PILOTSIM_REQUIRE_SLURM=1 but {problem}; start a cluster with .ci/slurm-up.sh");
-    eprintln!("{test}: skipped, {problem} (PILOTSIM_REQUIRE_SLURM=1 makes this a failure)");
-    false
-}
-
 fn pilotsim(args: &[OsString]) -> Output {
     let out = Command::new(env!("CARGO_BIN_EXE_pilotsim")).args(args).output().unwrap();
     assert!(
@@ -74,7 +53,7 @@ fn job_id(stdout: &str) -> String {
 
 #[test]
 fn sweep_on_slurm_merges_to_the_local_sweep() {
-    if !cluster("sweep_on_slurm_merges_to_the_local_sweep") {
+    if !slurm::cluster_for_test("sweep_on_slurm_merges_to_the_local_sweep") {
         return;
     }
     // A space in every path: the sbatch script must quote them.
