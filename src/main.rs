@@ -310,7 +310,17 @@ fn cmd_tune(
         .iter()
         .map(|t| scenario::expect::parse_threshold(t).map_err(anyhow::Error::msg))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let spec = TuneSpec { param: path.trim().to_string(), low, high, goal, objective, constraints, steps, rounds };
+    let spec = TuneSpec {
+        scenario: loaded.scenario.name.clone(),
+        param: path.trim().to_string(),
+        low,
+        high,
+        goal,
+        objective,
+        constraints,
+        steps,
+        rounds,
+    };
     let out = out.unwrap_or_else(|| PathBuf::from("results").join(format!("{}-tune", loaded.scenario.name)));
     let opts = sweep::SweepOptions { replicas, threads, shard: None, sets };
     let bar = runs_bar(false);

@@ -154,6 +154,35 @@ mod tests {
     }
 
     #[test]
+    fn a_scenario_reads_groups_and_corrections_from_a_dirac_cfg_file() {
+        let dir = std::env::temp_dir().join(format!("pilotsim-cfgfile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("dirac.cfg"),
+            "Registry\n{\n  Groups\n  {\n    lhcb_prod\n    {\n      JobShare = 3000\n      Properties = JOB_SHARING\n      Users = prodmgr\n    }\n    lhcb_user\n    {\n      JobShare = 1000\n      Users = alice, bob, carol\n    }\n  }\n}\nOperations\n{\n  Defaults\n  {\n    JobScheduling\n    {\n      EnableSharesCorrection = True\n      ShareCorrections\n      {\n        ShareCorrectorsToStart = WMSHistory\n        WMSHistory\n        {\n          GroupsInstance\n          {\n            MaxGlobalCorrectionFactor = 3\n            HourSlice\n            {\n              TimeSpan = 3600\n              Weight = 20\n              MaxCorrection = 5\n            }\n          }\n        }\n      }\n    }\n  }\n}\n",
+        )
+        .unwrap();
+        // The quickstart with its groups taken out and the cfg file referenced instead.
+        let start = QUICKSTART.find("        groups: [").unwrap();
+        let end = QUICKSTART[start..].find("        ],\n").unwrap() + start + "        ],\n".len();
+        let text = format!("{}        cfg_file: \"dirac.cfg\",\n{}", &QUICKSTART[..start], &QUICKSTART[end..]);
+        let path = dir.join("s.ron");
+        std::fs::write(&path, &text).unwrap();
+        let loaded = load_file(&path).unwrap();
+        let d = &loaded.scenario.dirac;
+        assert_eq!(d.groups.len(), 2);
+        assert_eq!((d.groups[0].job_share, d.groups[0].job_sharing()), (3000.0, true));
+        assert!(d.share_corrections.enabled);
+        assert_eq!(d.share_corrections.instances[0].max_global_correction, 3.0);
+        assert_ne!(loaded.sha256, sha256_hex(&text), "the cfg text is part of the identity");
+        // An error in the cfg file names the cfg file and its line.
+        std::fs::write(dir.join("dirac.cfg"), "Registry\n{\n  Groups\n  {\n").unwrap();
+        let e = load_file(&path).unwrap_err().to_string();
+        assert!(e.contains("dirac.cfg:") && e.contains("Registry"), "{e}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
     fn syntax_errors_have_line_and_column() {
         let text = "Scenario(\n  name: \"x\",\n  duration_s: 10,\n  bogus: 3,\n)";
         match parse(text, "f.ron") {

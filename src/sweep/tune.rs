@@ -31,6 +31,8 @@ pub enum Goal {
 /// What to tune.
 #[derive(Debug, Clone)]
 pub struct TuneSpec {
+    /// Scenario name (for titles).
+    pub scenario: String,
     pub param: String,
     pub low: f64,
     pub high: f64,
@@ -214,7 +216,7 @@ pub fn write_outputs(out: &Path, spec: &TuneSpec, t: &Tuned) -> Result<()> {
         })
         .collect();
     let chart = crate::report::MetricVsParam {
-        title: format!("Tuning {} — {metric}", spec.param),
+        title: format!("Tuning {} — {metric}, {}", spec.param.rsplit('.').next().unwrap_or(&spec.param), spec.scenario),
         x_label: spec.param.clone(),
         y_label: metric.clone(),
         series: vec![crate::report::BandSeries { label: String::new(), points }],
