@@ -6,24 +6,9 @@
 
 use super::*;
 
-const PNG_SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
+use crate::report::tests::check;
 const X_PATH: &str = "dirac.director.extra_pilot_fraction";
 const SERIES_PATH: &str = "dirac.director.max_waiting_pilots";
-
-fn check(name: &str, r: &Rendered, must_contain: &[&str]) {
-    assert!(r.png.starts_with(&PNG_SIGNATURE), "{name}: not a PNG");
-    assert!(r.svg.starts_with("<svg"), "{name}: not an SVG");
-    assert!(r.svg.contains(r#"width="1600""#) && r.svg.contains(r#"height="900""#));
-    for text in must_contain {
-        assert!(r.svg.contains(text), "{name}: SVG lacks {text:?}");
-    }
-    if let Some(dir) = std::env::var_os("PILOTSIM_REPORT_OUT") {
-        let dir = std::path::PathBuf::from(dir);
-        std::fs::create_dir_all(&dir).expect("create output dir");
-        std::fs::write(dir.join(format!("{name}.png")), &r.png).expect("write PNG");
-        std::fs::write(dir.join(format!("{name}.svg")), &r.svg).expect("write SVG");
-    }
-}
 
 /// Pilot efficiency against the extra-pilot fraction (11 values) for three
 /// waiting-pilot limits: more extra pilots idle more, a higher limit more so;

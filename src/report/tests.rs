@@ -105,7 +105,9 @@ fn realistic_waits() -> WaitTimes {
     WaitTimes { title: "Job waiting time — quickstart, seed 42".to_owned(), groups }
 }
 
-fn check(name: &str, r: &Rendered, must_contain: &[&str]) {
+/// Shared by the sweep-chart tests: PNG and SVG are well formed, sized 1600×900, contain
+/// `must_contain`; saved under `$PILOTSIM_REPORT_OUT` for a look.
+pub(super) fn check(name: &str, r: &Rendered, must_contain: &[&str]) {
     assert!(r.png.starts_with(&PNG_SIGNATURE), "{name}: not a PNG");
     assert!(r.svg.starts_with("<svg"), "{name}: not an SVG");
     assert!(r.svg.contains(r#"width="1600""#) && r.svg.contains(r#"height="900""#));
