@@ -80,6 +80,7 @@ pub fn timeseries(run: &RunData) -> PolarsResult<DataFrame> {
     let (mut time, mut entity, mut level, mut parent) = (Vec::with_capacity(n), Vec::new(), Vec::new(), Vec::new());
     let (mut running, mut waiting, mut target, mut running_share, mut achieved) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut deviation, mut achieved_cpu) = (Vec::new(), Vec::new());
     let (mut pw, mut pr, mut pa) = (Vec::new(), Vec::new(), Vec::new());
     for s in &r.samples {
         for (e, def) in r.entities.iter().enumerate() {
@@ -90,8 +91,11 @@ pub fn timeseries(run: &RunData) -> PolarsResult<DataFrame> {
             running.push(s.running[e]);
             waiting.push(s.waiting[e]);
             target.push(def.target_share);
-            running_share.push(s.share[e].is_finite().then_some(s.share[e]));
-            achieved.push(s.achieved[e].is_finite().then_some(s.achieved[e]));
+            let finite = |v: f64| v.is_finite().then_some(v);
+            running_share.push(finite(s.share[e]));
+            deviation.push(finite((s.share[e] - def.target_share).abs()));
+            achieved.push(finite(s.achieved[e]));
+            achieved_cpu.push(finite(s.achieved_cpu[e]));
             pw.push(s.pilots.waiting);
             pr.push(s.pilots.running);
             pa.push(s.pilots.aborted);
@@ -106,7 +110,9 @@ pub fn timeseries(run: &RunData) -> PolarsResult<DataFrame> {
         col("waiting", waiting),
         col("target_share", target),
         col("running_share", running_share),
+        col("deviation", deviation),
         col("achieved_share", achieved),
+        col("achieved_cpu_share", achieved_cpu),
         col("pilots_waiting", pw),
         col("pilots_running", pr),
         col("pilots_aborted_total", pa),

@@ -71,6 +71,8 @@ pub struct Sample {
     pub share: Vec<f64>,
     /// Achieved (time-averaged, since the warm-up) running share per entity; NaN before.
     pub achieved: Vec<f64>,
+    /// Achieved share of delivered CPU work since the warm-up per entity; NaN before.
+    pub achieved_cpu: Vec<f64>,
     pub pilots: PilotCounts,
 }
 
@@ -212,7 +214,11 @@ impl Recorder {
 
     /// Record a sample.
     pub fn sample(&mut self, now: SimTime, pilots: PilotCounts) {
-        let achieved = if now > self.warmup { self.achieved_shares(now) } else { vec![f64::NAN; self.entities.len()] };
+        let (achieved, achieved_cpu) = if now > self.warmup {
+            (self.achieved_shares(now), self.achieved_cpu_shares(now))
+        } else {
+            (vec![f64::NAN; self.entities.len()], vec![f64::NAN; self.entities.len()])
+        };
         let running: Vec<f64> = self.running.iter().map(|&r| f64::from(r)).collect();
         let share = self.sibling_shares(&running);
         self.samples.push(Sample {
@@ -221,6 +227,7 @@ impl Recorder {
             waiting: self.waiting.clone(),
             share,
             achieved,
+            achieved_cpu,
             pilots,
         });
     }

@@ -87,3 +87,32 @@ fn check_exit_codes_and_cfg_import() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(&format!("{}:", broken.display())), "{err}");
 }
+
+#[test]
+fn sweep_slurm_dry_run_writes_an_array_script_without_submitting() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let out = std::env::temp_dir().join(format!("pilotsim-dry-{}", std::process::id()));
+    let status = pilotsim()
+        .arg("sweep")
+        .arg(root.join("scenarios/quickstart.ron"))
+        .args(["--vary", "dirac.director.extra_pilot_fraction=0,0.5", "--slurm", "--shards", "3", "--dry-run"])
+        .args(["--slurm-arg=--time=00:10:00", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(status.status.code(), Some(0), "{}", String::from_utf8_lossy(&status.stderr));
+    let script = std::fs::read_to_string(out.join("sweep.sbatch")).unwrap();
+    for needle in ["#SBATCH --array=0-2", "--time=00:10:00", "--shard", "extra_pilot_fraction=0,0.5"] {
+        assert!(script.contains(needle), "{needle} missing from:\n{script}");
+    }
+    assert!(!out.join("runs").exists() || std::fs::read_dir(out.join("runs")).unwrap().next().is_none(), "nothing ran");
+    let zero = pilotsim()
+        .arg("sweep")
+        .arg(root.join("scenarios/quickstart.ron"))
+        .args(["--vary", "seed=1", "--slurm", "--shards", "0", "--dry-run", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(zero.status.code(), Some(1), "0 shards is an error");
+    let _ = std::fs::remove_dir_all(out);
+}
