@@ -89,10 +89,7 @@ pub fn simulate(p: &Prepared, seed: u64, progress: impl FnMut(SimTime, SimTime))
         digest: world.digest.hex(),
         events: world.events,
         wall_seconds,
-        end: world
-            .queue
-            .last_popped()
-            .max(SimTime::ZERO + crate::engine::SimDuration::from_secs_f64(p.scenario.duration_s)),
+        end: SimTime::ZERO + crate::engine::SimDuration::from_secs_f64(p.scenario.duration_s),
     };
     Ok(Finished { world, meta })
 }

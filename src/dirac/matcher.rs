@@ -101,9 +101,9 @@ pub fn tq_matches(def: &TqDefinition, r: &Resource, job_sharing: impl Fn(u32) ->
 
 /// The index of the smallest `U_i / w_i` (one uniform per candidate, in order): the SQL
 /// `ORDER BY RAND()/w ASC LIMIT 1`.
-pub fn argmin_rand_over<R: Rng + ?Sized>(rng: &mut R, weights: &[f64]) -> Option<usize> {
+pub fn argmin_rand_over<R: Rng + ?Sized>(rng: &mut R, weights: impl IntoIterator<Item = f64>) -> Option<usize> {
     let mut best: Option<(usize, f64)> = None;
-    for (i, &w) in weights.iter().enumerate() {
+    for (i, w) in weights.into_iter().enumerate() {
         let key = dist::uniform01(rng) / w;
         if best.is_none_or(|(_, b)| key < b) {
             best = Some((i, key));
@@ -118,15 +118,13 @@ pub fn select_task_queue<R: Rng + ?Sized>(
     ordering: TqOrdering,
     rng: &mut R,
 ) -> Option<TqId> {
-    let pool: Vec<&TaskQueue> = match ordering {
-        TqOrdering::RandomPriority => candidates.to_vec(),
-        TqOrdering::CpuThenRandomPriority => {
-            let top = candidates.iter().map(|t| t.def.cpu_time).max()?;
-            candidates.iter().copied().filter(|t| t.def.cpu_time == top).collect()
-        }
+    let top = match ordering {
+        TqOrdering::RandomPriority => 0,
+        TqOrdering::CpuThenRandomPriority => candidates.iter().map(|t| t.def.cpu_time).max()?,
     };
-    let weights: Vec<f64> = pool.iter().map(|t| t.priority).collect();
-    argmin_rand_over(rng, &weights).map(|i| pool[i].id)
+    let pool = || candidates.iter().filter(move |t| t.def.cpu_time >= top);
+    let i = argmin_rand_over(rng, pool().map(|t| t.priority))?;
+    pool().nth(i).map(|t| t.id)
 }
 
 /// Choose a job inside a TQ: a UserPriority level by `RAND()/RealPriority` over its jobs
@@ -258,7 +256,7 @@ mod tests {
         let mut rng = RngStreams::new(7).stream("test/argmin");
         let n = 200_000;
         for (p1, p2) in [(2.0, 1.0), (1000.0, 250.0), (3.0, 3.0)] {
-            let first = (0..n).filter(|_| argmin_rand_over(&mut rng, &[p1, p2]) == Some(0)).count();
+            let first = (0..n).filter(|_| argmin_rand_over(&mut rng, [p1, p2]) == Some(0)).count();
             let got = first as f64 / n as f64;
             let want = 1.0 - p2 / (2.0 * p1);
             let sigma = (want * (1.0 - want) / n as f64).sqrt();
@@ -276,7 +274,7 @@ mod tests {
         let n = 200_000;
         let mut counts = [0usize; 5];
         for _ in 0..n {
-            counts[argmin_rand_over(&mut rng, &p).unwrap()] += 1;
+            counts[argmin_rand_over(&mut rng, p).unwrap()] += 1;
         }
         for (i, want_rounded) in [0.040, 0.040, 0.082, 0.665, 0.175].into_iter().enumerate() {
             let want = theory(&p, i);

@@ -164,6 +164,15 @@ pub enum TqChange {
     Deleted(TqId),
 }
 
+impl TqChange {
+    /// The task queue concerned.
+    pub fn id(self) -> TqId {
+        match self {
+            TqChange::Existing(id) | TqChange::Created(id) | TqChange::Remains(id) | TqChange::Deleted(id) => id,
+        }
+    }
+}
+
 /// The task-queue database: TQs by id (creation order) and an index by definition.
 #[derive(Debug, Clone, Default)]
 pub struct TaskQueueDb {
@@ -241,11 +250,6 @@ impl TaskQueueDb {
     /// All TQs in id order.
     pub fn iter(&self) -> impl Iterator<Item = &TaskQueue> + Clone {
         self.tqs.values()
-    }
-
-    /// All TQs in id order, mutable.
-    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut TaskQueue> {
-        self.tqs.values_mut()
     }
 
     /// Number of TQs.

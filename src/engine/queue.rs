@@ -139,12 +139,19 @@ impl<E> EventQueue<E> {
         SimTime(self.base)
     }
 
+    /// Pop the next event if its time is `<= until`; later events stay pending (and the
+    /// clock does not move). The step of every event loop.
+    pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, E)> {
+        if self.peek_time()? <= until { self.pop() } else { None }
+    }
+
     /// Pop and handle, in order, every event at a time `<= until`, including those the
     /// handler pushes meanwhile; later events stay pending. Returns how many were handled.
+    /// (A handler that needs more state than the queue, like the simulation's world, loops
+    /// over [`Self::pop_until`] itself.)
     pub fn run_until<F: FnMut(&mut EventQueue<E>, SimTime, E)>(&mut self, until: SimTime, mut handler: F) -> u64 {
         let mut handled = 0;
-        while self.peek_time().is_some_and(|t| t <= until) {
-            let (t, ev) = self.pop().expect("peeked");
+        while let Some((t, ev)) = self.pop_until(until) {
             handler(self, t, ev);
             handled += 1;
         }

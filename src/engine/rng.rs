@@ -28,11 +28,6 @@ impl RngStreams {
         RngStreams { master: master_seed }
     }
 
-    /// The master seed.
-    pub fn master(&self) -> u64 {
-        self.master
-    }
-
     /// A fresh generator for the purpose named `key` (e.g. `"ce:CERN-1/wait"`).
     ///
     /// Calling it twice with the same key gives two generators with the same draws; use a

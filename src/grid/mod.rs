@@ -1,10 +1,10 @@
-//! The grid model: sites, CEs with their batch queues and slots, pilots, network links.
+//! The grid model: sites, CEs with their batch queues and slots, pilots; network links are
+//! configuration ([`config::Link`]) until PanDA's brokerage reads them.
 //!
 //! Static configuration is in [`config`]; this module holds the run-time state the
 //! simulation changes: each CE's busy slots and batch queue, and the pilots.
 
 pub mod config;
-pub mod network;
 pub mod pilot;
 pub mod wms;
 
@@ -15,8 +15,6 @@ pub use pilot::{Pilot, PilotId, PilotStatus};
 /// Run-time state of one CE.
 #[derive(Debug, Clone, Default)]
 pub struct CeState {
-    /// Index of the CE's site.
-    pub site: u32,
     /// Slots held by running pilots.
     pub busy: u32,
     /// The most slots ever busy at once (an invariant check: never above `slots`).

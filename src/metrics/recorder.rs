@@ -207,11 +207,6 @@ impl Recorder {
         &self.job_seconds
     }
 
-    /// Running jobs per entity now.
-    pub fn running(&self) -> &[u32] {
-        &self.running
-    }
-
     /// Record a sample.
     pub fn sample(&mut self, now: SimTime, pilots: PilotCounts) {
         let (achieved, achieved_cpu) = if now > self.warmup {

@@ -208,15 +208,14 @@ pub fn build(run: &mut RunData) -> Summary {
             },
         );
     }
-    let mut waits: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    for w in &run.scenario.workload {
-        waits.entry(w.group.clone()).or_default();
-    }
-    for j in run.jobs {
-        if let Some(wait) = j.wait_s() {
-            waits.get_mut(&run.scenario.workload[j.stream as usize].group).expect("listed").push(wait);
-        }
-    }
+    // Group entities are exactly the workload's groups: their waits are the groups' waits.
+    let waits: BTreeMap<String, WaitStats> = r
+        .entities
+        .iter()
+        .zip(entity_waits)
+        .filter(|(def, _)| def.level == Level::Group)
+        .map(|(def, v)| (def.name.clone(), wait_stats(v)))
+        .collect();
     let m = &run.meta;
     Summary {
         scenario: m.scenario.clone(),
@@ -237,7 +236,7 @@ pub fn build(run: &mut RunData) -> Summary {
         convergence_tolerance: tolerance,
         convergence_time_h: if all_converge { converged } else { None },
         jain_index: jain(&ratios),
-        wait_time_s: waits.into_iter().map(|(g, v)| (g, wait_stats(v))).collect(),
+        wait_time_s: waits,
     }
 }
 

@@ -45,8 +45,6 @@ pub struct Static {
     pub names: Names,
     /// CE configurations, flattened in scenario order.
     pub ces: Vec<Ce>,
-    /// Site index of each CE.
-    pub ce_site: Vec<u32>,
     /// Interned site, CE and platform name of each CE, and its sorted tags.
     pub ce_site_id: Vec<u32>,
     pub ce_name_id: Vec<u32>,
@@ -81,12 +79,11 @@ impl Static {
         let private_type = names.id("private");
         let setup = names.id(&format!("setup:{}", s.dirac.setup));
         let mut ces = Vec::new();
-        let (mut ce_site, mut ce_site_id, mut ce_name_id, mut ce_platform_id, mut ce_tags, mut ce_slots) =
-            (vec![], vec![], vec![], vec![], vec![], vec![]);
-        for (i, site) in s.sites.iter().enumerate() {
+        let (mut ce_site_id, mut ce_name_id, mut ce_platform_id, mut ce_tags, mut ce_slots) =
+            (vec![], vec![], vec![], vec![], vec![]);
+        for site in &s.sites {
             let site_id = names.id(&format!("site:{}", site.name));
             for ce in &site.ces {
-                ce_site.push(i as u32);
                 ce_site_id.push(site_id);
                 ce_name_id.push(names.id(&format!("ce:{}", ce.name)));
                 ce_platform_id.push(names.id(&format!("platform:{}", ce.platform)));
@@ -136,7 +133,6 @@ impl Static {
         Self {
             names,
             ces,
-            ce_site,
             ce_site_id,
             ce_name_id,
             ce_platform_id,

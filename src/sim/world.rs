@@ -142,7 +142,7 @@ impl World {
         if scenario.dirac.share_corrections.enabled {
             queue.push(SimTime::ZERO, Event::HistoryUpdate);
         }
-        let ces = st.ce_site.iter().map(|&site| CeState { site, ..Default::default() }).collect();
+        let ces = vec![CeState::default(); st.ces.len()];
         let warmup = SimTime::ZERO + SimDuration::from_secs_f64(scenario.output.warmup_s);
         let recorder = Recorder::new(st.entities.clone(), warmup);
         Self {
@@ -165,11 +165,7 @@ impl World {
 
     /// Process every event up to and including `until`.
     pub fn run_until(&mut self, until: SimTime) {
-        while let Some(t) = self.queue.peek_time() {
-            if t > until {
-                break;
-            }
-            let (now, ev) = self.queue.pop().expect("peeked");
+        while let Some((now, ev)) = self.queue.pop_until(until) {
             let (code, id) = ev.digest_words();
             self.digest.write_u64(now.as_millis());
             self.digest.write_u64(code << 32 | id);
@@ -219,10 +215,7 @@ impl World {
         let w = &self.scenario.workload[stream];
         job.status = JobStatus::Waiting;
         let change = self.tqs.insert_job(self.st.stream_def[stream].clone(), j, w.user_priority);
-        let tq = match change {
-            TqChange::Created(id) | TqChange::Existing(id) | TqChange::Remains(id) | TqChange::Deleted(id) => id,
-        };
-        job.tq = Some(tq);
+        job.tq = Some(change.id());
         self.recorder.job_waiting(self.st.stream_entities[stream]);
         if matches!(change, TqChange::Created(_)) {
             self.recompute_priorities();

@@ -153,8 +153,8 @@ mod tests {
     fn tolerance_uses_the_spread_with_a_floor() {
         let b = Stat { mean: 0.5, std: 0.02, n: 5 };
         let n = Stat { mean: 0.5, std: 0.02, n: 5 };
-        let t = tolerance(&b, &n);
-        assert!((t - 4.0 * (0.0008f64 / 5.0 * 1.0 + 0.0).sqrt()).abs() < 1e-12, "{t}");
+        // 4·√(0.02²/5 + 0.02²/5) = 4·√0.00016 = 0.0506
+        assert!((tolerance(&b, &n) - 0.050596).abs() < 1e-6);
         let still = Stat { mean: 10.0, std: 0.0, n: 5 };
         assert!((tolerance(&still, &still) - (0.1 + 1e-9)).abs() < 1e-12);
     }

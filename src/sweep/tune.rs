@@ -116,24 +116,27 @@ pub fn tune(
     }
     let (mut lo, mut hi) = (spec.low, spec.high);
     let mut all: Vec<Tried> = Vec::new();
+    let same = |a: f64, b: f64| (a - b).abs() <= 1e-12 * (spec.high - spec.low).abs().max(1.0);
     for round in 1..=spec.rounds.max(1) {
-        let grid = values(lo, hi, spec.steps);
+        // Values already tried in an earlier round are not run again.
+        let grid: Vec<f64> =
+            values(lo, hi, spec.steps).into_iter().filter(|&v| !all.iter().any(|t| same(t.value, v))).collect();
+        if grid.is_empty() {
+            break;
+        }
         let vary = Vary {
             path: spec.param.clone(),
-            spec: format!("{lo}:{hi} in {} steps", grid.len()),
+            spec: format!("{lo}:{hi} in {} steps", spec.steps),
             values: grid.iter().map(|&v| Value::from(v)).collect(),
         };
         let dir = out.join(format!("round-{round}"));
         sweep(loaded, vec![vary], opts, &dir, &progress)?;
         let points: super::outputs::Points = serde_json::from_slice(&std::fs::read(dir.join("points.json"))?)?;
-        let this: Vec<Tried> = points.points.iter().filter_map(|p| tried(spec, round, p)).collect();
-        all.extend(this.iter().cloned());
-        let Some(best) = best_of(spec.goal, &this) else { break };
-        // Zoom into the neighbours of the best point.
-        let i = grid.iter().position(|&v| v == best.value).unwrap_or(0);
-        lo = grid[i.saturating_sub(1)];
-        hi = grid[(i + 1).min(grid.len() - 1)];
-        if hi - lo < 1e-12 * (spec.high - spec.low).abs().max(1.0) {
+        all.extend(points.points.iter().filter_map(|p| tried(spec, round, p)));
+        // Zoom into the neighbours, among every value tried, of the best point so far.
+        let Some(best) = best_of(spec.goal, &all) else { break };
+        (lo, hi) = neighbours(&all, best.value);
+        if same(lo, hi) {
             break;
         }
     }
@@ -163,14 +166,19 @@ pub fn best_of(goal: Goal, tried: &[Tried]) -> Option<Tried> {
 /// and the chosen one; otherwise between the chosen point's neighbours among the values tried.
 pub fn bracket(spec: &TuneSpec, t: &Tuned) -> Option<(f64, f64)> {
     let best = t.best.as_ref()?.value;
-    let below = t.tried.iter().filter(|x| x.value < best).map(|x| x.value).fold(f64::NEG_INFINITY, f64::max);
-    let above = t.tried.iter().filter(|x| x.value > best).map(|x| x.value).fold(f64::INFINITY, f64::min);
-    let (lo, hi) = (if below.is_finite() { below } else { best }, if above.is_finite() { above } else { best });
+    let (lo, hi) = neighbours(&t.tried, best);
     Some(match (spec.objective == spec.param, spec.goal) {
         (true, Goal::Minimize) => (lo, best),
         (true, Goal::Maximize) => (best, hi),
         (false, _) => (lo, hi),
     })
+}
+
+/// The nearest values tried below and above `v` (`v` itself where there is none).
+fn neighbours(tried: &[Tried], v: f64) -> (f64, f64) {
+    let below = tried.iter().map(|t| t.value).filter(|&x| x < v).fold(f64::NEG_INFINITY, f64::max);
+    let above = tried.iter().map(|t| t.value).filter(|&x| x > v).fold(f64::INFINITY, f64::min);
+    (if below.is_finite() { below } else { v }, if above.is_finite() { above } else { v })
 }
 
 /// `tune.parquet` (every point tried) and the chart `tune.png/.svg`: the constrained (or
