@@ -26,6 +26,17 @@ pub struct Prepared {
 
 /// Apply `--set` assignments to a loaded scenario and validate the result.
 pub fn prepare(loaded: &Loaded, sets: &[String]) -> Result<Prepared> {
+    if sets.is_empty() {
+        // Already validated when it was loaded.
+        return Ok(Prepared {
+            scenario: loaded.scenario.clone(),
+            origin: loaded.origin.clone(),
+            sha256: loaded.sha256.clone(),
+        });
+    }
+    if let Some(s) = sets.iter().find(|s| s.trim_start().starts_with("dirac.cfg_file")) {
+        bail!("--set {s:?}: dirac.cfg_file is read when the scenario is loaded; edit the scenario file instead");
+    }
     let scenario = overrides::apply(&loaded.scenario, sets).map_err(anyhow::Error::msg)?;
     let problems = scenario::validate(&scenario);
     if !problems.is_empty() {
@@ -33,11 +44,7 @@ pub fn prepare(loaded: &Loaded, sets: &[String]) -> Result<Prepared> {
             problems.iter().map(|p| format!("{}: {}: {}", loaded.origin, p.path, p.message)).collect();
         bail!("after --set, the scenario is invalid:\n{}", lines.join("\n"));
     }
-    let sha256 = if sets.is_empty() {
-        loaded.sha256.clone()
-    } else {
-        scenario::sha256_hex(&format!("{}\n--set {}", loaded.sha256, sets.join("\n--set ")))
-    };
+    let sha256 = scenario::sha256_hex(&format!("{}\n--set {}", loaded.sha256, sets.join("\n--set ")));
     Ok(Prepared { scenario, origin: loaded.origin.clone(), sha256 })
 }
 
@@ -62,7 +69,7 @@ impl Finished {
 
     /// Write every output into `dir`; returns the summary.
     pub fn write(&mut self, dir: &Path) -> Result<Summary> {
-        Ok(outputs::write_run(dir, &mut self.data())?.0)
+        outputs::write_run(dir, &mut self.data())
     }
 
     /// The summary without writing anything.

@@ -113,18 +113,18 @@ pub fn argmin_rand_over<R: Rng + ?Sized>(rng: &mut R, weights: impl IntoIterator
 }
 
 /// Choose a TQ among the matching candidates, in the configured ordering.
-pub fn select_task_queue<R: Rng + ?Sized>(
-    candidates: &[&TaskQueue],
+pub fn select_task_queue<'a, R: Rng + ?Sized>(
+    candidates: &[&'a TaskQueue],
     ordering: TqOrdering,
     rng: &mut R,
-) -> Option<TqId> {
+) -> Option<&'a TaskQueue> {
     let top = match ordering {
         TqOrdering::RandomPriority => 0,
         TqOrdering::CpuThenRandomPriority => candidates.iter().map(|t| t.def.cpu_time).max()?,
     };
     let pool = || candidates.iter().filter(move |t| t.def.cpu_time >= top);
     let i = argmin_rand_over(rng, pool().map(|t| t.priority))?;
-    pool().nth(i).map(|t| t.id)
+    pool().nth(i).copied()
 }
 
 /// Choose a job inside a TQ: a UserPriority level by `RAND()/RealPriority` over its jobs
@@ -161,8 +161,8 @@ pub fn request_job<R: Rng + ?Sized>(
 ) -> Option<Match> {
     let candidates: Vec<&TaskQueue> = db.iter().filter(|t| tq_matches(&t.def, resource, &job_sharing)).collect();
     let tq = select_task_queue(&candidates, settings.ordering, rng)?;
-    let job = select_job(db.get(tq)?, settings.jobs_per_level, rng)?;
-    Some(Match { tq, job })
+    let job = select_job(tq, settings.jobs_per_level, rng)?;
+    Some(Match { tq: tq.id, job })
 }
 
 #[cfg(test)]
@@ -336,10 +336,11 @@ mod tests {
         let all: Vec<&TaskQueue> = db.iter().collect();
         let mut rng = RngStreams::new(1).stream("test/cpu");
         for _ in 0..100 {
-            assert_eq!(select_task_queue(&all, TqOrdering::CpuThenRandomPriority, &mut rng), Some(1));
+            assert_eq!(select_task_queue(&all, TqOrdering::CpuThenRandomPriority, &mut rng).map(|t| t.id), Some(1));
         }
-        let by_prio =
-            (0..100).filter(|_| select_task_queue(&all, TqOrdering::RandomPriority, &mut rng) == Some(2)).count();
+        let by_prio = (0..100)
+            .filter(|_| select_task_queue(&all, TqOrdering::RandomPriority, &mut rng).map(|t| t.id) == Some(2))
+            .count();
         assert_eq!(by_prio, 100);
         let r = resource(&[]);
         let m = request_job(&db, &r, |_| false, &MatcherSettings::default(), &mut rng).unwrap();

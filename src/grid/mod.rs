@@ -17,8 +17,6 @@ pub use pilot::{Pilot, PilotId, PilotStatus};
 pub struct CeState {
     /// Slots held by running pilots.
     pub busy: u32,
-    /// The most slots ever busy at once (an invariant check: never above `slots`).
-    pub max_busy: u32,
     /// Pilots in the batch queue waiting for a slot, first come first served.
     pub queue: VecDeque<PilotId>,
     /// Pilots submitted to this CE that have not started or ended (Submitted or Waiting).
@@ -32,7 +30,6 @@ impl CeState {
             return false;
         }
         self.busy += 1;
-        self.max_busy = self.max_busy.max(self.busy);
         true
     }
 

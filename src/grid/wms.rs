@@ -17,10 +17,10 @@ pub fn rank(state: &CeState, slots: u32) -> i64 {
 
 /// Choose the best-ranked CE among `candidates` (indices into `states`/`slots`).
 pub fn choose<R: Rng + ?Sized>(candidates: &[u32], states: &[CeState], slots: &[u32], rng: &mut R) -> Option<u32> {
-    let best = candidates.iter().map(|&c| rank(&states[c as usize], slots[c as usize])).max()?;
-    let top: Vec<u32> =
-        candidates.iter().copied().filter(|&c| rank(&states[c as usize], slots[c as usize]) == best).collect();
-    Some(top[dist::index(rng, top.len())])
+    let rank_of = |c: u32| rank(&states[c as usize], slots[c as usize]);
+    let best = candidates.iter().map(|&c| rank_of(c)).max()?;
+    let tied = || candidates.iter().copied().filter(move |&c| rank_of(c) == best);
+    tied().nth(dist::index(rng, tied().count()))
 }
 
 #[cfg(test)]

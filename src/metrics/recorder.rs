@@ -202,11 +202,6 @@ impl Recorder {
         &self.total_job_seconds
     }
 
-    /// Job-seconds per entity after the warm-up, up to the last change.
-    pub fn job_seconds(&self) -> &[f64] {
-        &self.job_seconds
-    }
-
     /// Record a sample.
     pub fn sample(&mut self, now: SimTime, pilots: PilotCounts) {
         let (achieved, achieved_cpu) = if now > self.warmup {
@@ -258,7 +253,7 @@ mod tests {
         r.job_ended(SimTime::from_secs(300), ua, 5.0);
         // After 100 s: prod 2 jobs × 200 s = 400; user/a 1 × 200 = 200; user/b 1 × 100 = 100.
         let s = r.achieved_shares(SimTime::from_secs(300));
-        assert_eq!(r.job_seconds(), &[400.0, 300.0, 200.0, 100.0]);
+        assert_eq!(r.job_seconds, [400.0, 300.0, 200.0, 100.0]);
         assert!((s[0] - 400.0 / 700.0).abs() < 1e-12);
         assert!((s[2] - 2.0 / 3.0).abs() < 1e-12 && (s[3] - 1.0 / 3.0).abs() < 1e-12);
         // CPU work: prod 400·10 = 4000, user/a 200·5 = 1000, user/b 100·10 = 1000.

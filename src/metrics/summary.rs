@@ -168,6 +168,7 @@ pub fn build(run: &mut RunData) -> Summary {
             }
         }
     }
+    let wait_stats: Vec<WaitStats> = entity_waits.into_iter().map(wait_stats).collect();
     let mut entities = BTreeMap::new();
     let (mut max_dev, mut converged, mut all_converge) = (None::<f64>, None::<f64>, true);
     let mut ratios = Vec::new();
@@ -193,7 +194,6 @@ pub fn build(run: &mut RunData) -> Summary {
                 ratios.push(a / def.target_share);
             }
         }
-        let waits = &entity_waits[e];
         entities.insert(
             def.name.clone(),
             EntitySummary {
@@ -204,7 +204,7 @@ pub fn build(run: &mut RunData) -> Summary {
                 deviation: a.map(|a| (a - def.target_share).abs()),
                 max_deviation: entity_max,
                 convergence_time_h: convergence,
-                mean_wait_s: (!waits.is_empty()).then(|| waits.iter().sum::<f64>() / waits.len() as f64),
+                mean_wait_s: wait_stats[e].mean,
             },
         );
     }
@@ -212,9 +212,9 @@ pub fn build(run: &mut RunData) -> Summary {
     let waits: BTreeMap<String, WaitStats> = r
         .entities
         .iter()
-        .zip(entity_waits)
+        .zip(&wait_stats)
         .filter(|(def, _)| def.level == Level::Group)
-        .map(|(def, v)| (def.name.clone(), wait_stats(v)))
+        .map(|(def, w)| (def.name.clone(), w.clone()))
         .collect();
     let m = &run.meta;
     Summary {

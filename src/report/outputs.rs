@@ -2,7 +2,7 @@
 //! `summary.json`, `timeseries.parquet`, `jobs.parquet`, `pilots.parquet` and the charts,
 //! each written atomically.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result};
 
@@ -11,21 +11,8 @@ use crate::metrics::recorder::Level;
 use crate::metrics::summary::{self, Summary};
 use crate::metrics::{RunData, frames, write};
 
-/// The files written, in order.
-pub const RUN_FILES: [&str; 10] = [
-    "summary.json",
-    "timeseries.parquet",
-    "jobs.parquet",
-    "pilots.parquet",
-    "share_convergence.png",
-    "share_convergence.svg",
-    "pilots_over_time.png",
-    "pilots_over_time.svg",
-    "wait_times.png",
-    "wait_times.svg",
-];
-
-fn write_chart(dir: &Path, stem: &str, r: Rendered) -> Result<()> {
+/// Write a rendered chart as `<stem>.png` and `<stem>.svg` in `dir`, atomically.
+pub fn write_chart(dir: &Path, stem: &str, r: Rendered) -> Result<()> {
     write::atomic(&dir.join(format!("{stem}.png")), &r.png)?;
     write::atomic(&dir.join(format!("{stem}.svg")), r.svg.as_bytes())?;
     Ok(())
@@ -86,7 +73,7 @@ fn wait_chart(run: &RunData) -> WaitTimes {
 }
 
 /// Write every output of a run into `dir` (created if needed) and return the summary.
-pub fn write_run(dir: &Path, run: &mut RunData) -> Result<(Summary, Vec<PathBuf>)> {
+pub fn write_run(dir: &Path, run: &mut RunData) -> Result<Summary> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let summary = summary::build(run);
     let json = serde_json::to_string_pretty(&summary)? + "\n";
@@ -111,5 +98,5 @@ pub fn write_run(dir: &Path, run: &mut RunData) -> Result<(Summary, Vec<PathBuf>
     write_chart(dir, "pilots_over_time", pilots)?;
     write_chart(dir, "wait_times", waits)?;
     write::atomic(&dir.join("summary.json"), json.as_bytes())?;
-    Ok((summary, RUN_FILES.iter().map(|f| dir.join(f)).collect()))
+    Ok(summary)
 }

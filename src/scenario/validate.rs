@@ -185,16 +185,11 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
         c.fail("dirac.groups", "every JobShare is 0: no group could ever be given a pilot");
     }
     let sc = &d.share_corrections;
-    c.positive("dirac.share_corrections.update_history_period_s", sc.update_history_period_s);
-    let mut keys = BTreeSet::new();
+    for (path, msg) in corrector::validate_share_corrections(sc) {
+        c.fail(format!("dirac.share_corrections.{path}"), msg);
+    }
     for (i, inst) in sc.instances.iter().enumerate() {
         let p = format!("dirac.share_corrections.instances[{i}]");
-        for (path, msg) in corrector::validate(inst) {
-            c.fail(format!("{p}.{path}"), msg);
-        }
-        if !keys.insert(inst.group.clone()) {
-            c.fail(format!("{p}.group"), "only one instance per group key (SharesCorrector keeps the first)");
-        }
         if let Some(g) = &inst.group {
             match d.groups.iter().find(|x| &x.name == g) {
                 None => c.fail(format!("{p}.group"), format!("unknown group {g:?} (known: {})", list(&groups))),

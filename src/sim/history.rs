@@ -20,11 +20,6 @@ impl UsageHistory {
         self.checkpoints.push((now, cumulative.to_vec()));
     }
 
-    /// The time of the last refresh, if any.
-    pub fn last_refresh(&self) -> Option<SimTime> {
-        self.checkpoints.last().map(|c| c.0)
-    }
-
     /// Cumulative job-seconds of entity `e` at time `t` (seconds, may be negative), from the
     /// last checkpoint at or before `t`.
     fn cumulative_at(&self, e: usize, t: f64) -> f64 {
@@ -60,6 +55,5 @@ mod tests {
         // A week: the time before the start counts as zero usage.
         let week = 604_800.0;
         assert_eq!(h.average_running(week).unwrap(), vec![27_000.0 / week, 7200.0 / week]);
-        assert_eq!(h.last_refresh(), Some(SimTime::from_secs(2700)));
     }
 }

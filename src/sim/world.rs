@@ -200,8 +200,7 @@ impl World {
             Event::JobRequest(p) => self.job_request(now, p),
             Event::JobEnd(p) => self.job_end(now, p),
             Event::HistoryUpdate => {
-                let cumulative = self.recorder.total_job_seconds(now).to_vec();
-                self.history.refresh(now, &cumulative);
+                self.history.refresh(now, self.recorder.total_job_seconds(now));
                 self.after(now, self.scenario.dirac.share_corrections.update_history_period_s, Event::HistoryUpdate);
             }
         }
@@ -246,14 +245,12 @@ impl World {
                     }
                 }
                 Some(group) => {
+                    // Factors do not depend on the scale of the expected shares: S_g/U_g each.
                     let Some((&g, users)) = owners.iter().find(|(g, _)| bare(**g) == *group) else { continue };
-                    let per_user =
-                        shares.group.get(&g).copied().unwrap_or(priority::DEFAULT_GROUP_SHARE) / users.len() as f64;
-                    let expected: BTreeMap<String, f64> = users.iter().map(|&u| (bare(u), per_user)).collect();
-                    let corrected = corrector::correct_shares(inst, sc.variant, &expected, &slices);
+                    let expected: BTreeMap<String, f64> = users.iter().map(|&u| (bare(u), 1.0)).collect();
+                    let factors = corrector::correction_factors(inst, sc.variant, &expected, &slices);
                     for &u in users {
-                        let factor = if per_user > 0.0 { corrected[&bare(u)] / per_user } else { 1.0 };
-                        shares.user_factor.insert((g, u), factor);
+                        shares.user_factor.insert((g, u), factors[&bare(u)]);
                     }
                 }
             }
@@ -444,11 +441,11 @@ impl World {
 
     /// A running pilot ends: its slot goes to the next pilot in the batch queue.
     fn end_pilot(&mut self, now: SimTime, p: PilotId, status: PilotStatus) {
+        debug_assert!(now <= self.walltime_limit(p), "pilot {p} outlived its walltime");
         let pilot = &mut self.pilots[p as usize];
         let c = pilot.ce as usize;
-        let limit = pilot.started.expect("running") + SimDuration::from_secs_f64(self.st.ces[c].max_walltime_s);
         pilot.status = status;
-        pilot.ended = Some(now.min(limit));
+        pilot.ended = Some(now);
         self.ces[c].release_slot();
         while let Some(next) = self.ces[c].queue.pop_front() {
             if self.pilots[next as usize].status == PilotStatus::Waiting {
@@ -461,6 +458,12 @@ impl World {
     }
 
     // ---- the JobAgent --------------------------------------------------------------------
+
+    /// When the batch system kills a running pilot: its start plus the CE's walltime limit.
+    fn walltime_limit(&self, p: PilotId) -> SimTime {
+        let pilot = &self.pilots[p as usize];
+        pilot.started.expect("running") + SimDuration::from_secs_f64(self.st.ces[pilot.ce as usize].max_walltime_s)
+    }
 
     fn job_request(&mut self, now: SimTime, p: PilotId) {
         let ja = &self.scenario.dirac.job_agent;
@@ -494,8 +497,10 @@ impl World {
                 if ja.gives_up(failures) {
                     self.end_pilot(now, p, PilotStatus::Done);
                 } else {
-                    let sleep = ja.backoff_s(failures);
-                    self.after(now, sleep, Event::JobRequest(p));
+                    // The back-off may be longer than StopMargin: the batch system ends the
+                    // pilot at its walltime limit, where the next request finds no time left.
+                    let wake = (now + SimDuration::from_secs_f64(ja.backoff_s(failures))).min(self.walltime_limit(p));
+                    self.queue.push(wake, Event::JobRequest(p));
                 }
             }
         }
@@ -518,20 +523,25 @@ impl World {
         job.matched = Some(now);
         job.ce = Some(c as u32);
         job.pilot = Some(p);
-        let duration = job.cpu_work / self.st.ces[c].cpu_power;
+        // A job longer than the pilot's remaining walltime (possible when its CPUTime is
+        // above the last CPU segment) is killed by the batch system at the limit.
+        let duration = SimDuration::from_secs_f64(job.cpu_work / self.st.ces[c].cpu_power);
         self.recorder.job_started(now, self.st.stream_entities[stream], self.st.ces[c].cpu_power);
-        self.after(now, duration, Event::JobEnd(p));
+        let limit = self.walltime_limit(p);
+        self.queue.push((now + duration).min(limit), Event::JobEnd(p));
     }
 
     fn job_end(&mut self, now: SimTime, p: PilotId) {
         let j = self.pilots[p as usize].job.take().expect("a pilot ends the job it runs");
         let job = &mut self.jobs[j as usize - 1];
         let stream = job.stream as usize;
+        let power = self.st.ces[job.ce.expect("ran somewhere") as usize].cpu_power;
         let fails =
             dist::bernoulli(&mut self.rng.job_failure[stream], self.scenario.workload[stream].failure_probability);
-        job.status = if fails { JobStatus::Failed } else { JobStatus::Done };
+        // Cut short at the walltime limit: its CPU work is not done.
+        let killed = now - job.matched.expect("started") < SimDuration::from_secs_f64(job.cpu_work / power);
+        job.status = if fails || killed { JobStatus::Failed } else { JobStatus::Done };
         job.ended = Some(now);
-        let power = self.st.ces[job.ce.expect("ran somewhere") as usize].cpu_power;
         self.recorder.job_ended(now, self.st.stream_entities[stream], power);
         // Filling mode: the JobAgent asks again straight away.
         self.job_request(now, p);

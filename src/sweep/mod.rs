@@ -122,7 +122,7 @@ pub fn sweep(
                 values: point.values.iter().cloned().collect(),
                 metrics: metrics(&summary),
             };
-            store::write_run(out, r, &rec)?;
+            store::write_run(out, &rec)?;
             progress(done.fetch_add(1, Ordering::SeqCst) + 1, mine.len());
             Ok(())
         })
@@ -141,8 +141,7 @@ pub fn merge(dirs: &[std::path::PathBuf], out: &Path) -> Result<usize> {
     store::ensure_manifest(out, &manifest)?;
     let plan_runs = runs.len();
     for r in &runs {
-        let spec = plan::RunSpec { index: r.index, point: r.point, replica: r.replica, seed: r.seed };
-        store::write_run(out, &spec, r)?;
+        store::write_run(out, r)?;
     }
     outputs::write_all(out, &manifest, &runs)?;
     Ok(plan_runs)

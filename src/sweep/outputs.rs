@@ -14,7 +14,8 @@ use serde_json::Value;
 use super::store::{Manifest, RunRecord};
 use super::{Stat, stat};
 use crate::metrics::write;
-use crate::report::{BandPoint, BandSeries, HeatMap, MetricVsParam, Rendered, heat_map, metric_vs_param};
+use crate::report::outputs::write_chart;
+use crate::report::{BandPoint, BandSeries, HeatMap, MetricVsParam, heat_map, metric_vs_param};
 
 /// Student's t quantile t(0.975, df) for df = 1..=30; 1.96 beyond.
 const T975: [f64; 30] = [
@@ -22,12 +23,22 @@ const T975: [f64; 30] = [
     2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
 ];
 
+/// t(0.975, df): the table up to 30, then the Cornish–Fisher expansion around z = 1.96
+/// (error below 1e-3 for df > 30).
+pub fn t975(df: u32) -> f64 {
+    if let Some(&t) = T975.get(df as usize - 1) {
+        return t;
+    }
+    let (z, d) = (1.959_964_f64, f64::from(df));
+    z + (z.powi(3) + z) / (4.0 * d) + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * d * d)
+}
+
 /// Half-width of the 95 % confidence interval of a mean: t(0.975, n−1)·s/√n (NaN for n < 2).
 pub fn ci95(s: &Stat) -> f64 {
     if s.n < 2 {
         return f64::NAN;
     }
-    let t = T975.get(s.n as usize - 2).copied().unwrap_or(1.96);
+    let t = t975(s.n - 1);
     t * s.std / f64::from(s.n).sqrt()
 }
 
@@ -164,7 +175,8 @@ pub fn key_metrics(p: &Points) -> Vec<String> {
     out
 }
 
-fn is_fraction(metric: &str) -> bool {
+/// Whether a metric is a fraction in [0, 1] (drawn as percentages).
+pub fn is_fraction(metric: &str) -> bool {
     metric.contains("share") || metric.contains("efficiency") || metric.contains("deviation") || metric == "jain_index"
 }
 
@@ -251,12 +263,6 @@ pub fn stem(metric: &str) -> String {
     metric.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect()
 }
 
-fn write_chart(dir: &Path, stem: &str, r: Rendered) -> Result<()> {
-    write::atomic(&dir.join(format!("{stem}.png")), &r.png)?;
-    write::atomic(&dir.join(format!("{stem}.svg")), r.svg.as_bytes())?;
-    Ok(())
-}
-
 /// Write every merged output of a complete sweep into `dir`.
 pub fn write_all(dir: &Path, m: &Manifest, runs: &[RunRecord]) -> Result<Points> {
     let points = summarise(m, runs);
@@ -285,7 +291,9 @@ mod tests {
         let s = Stat { mean: 1.0, std: 2.0, n: 4 };
         assert!((ci95(&s) - 3.182 * 2.0 / 2.0).abs() < 1e-12);
         assert!(ci95(&Stat { mean: 1.0, std: 0.0, n: 1 }).is_nan());
+        // t(0.975, 31) = 2.0395, t(0.975, 99) = 1.9842 (tables).
+        assert!((t975(31) - 2.0395).abs() < 1e-3 && (t975(99) - 1.9842).abs() < 1e-3);
         let big = Stat { mean: 0.0, std: 1.0, n: 100 };
-        assert!((ci95(&big) - 0.196).abs() < 1e-12);
+        assert!((ci95(&big) - 0.19842).abs() < 1e-4);
     }
 }

@@ -47,10 +47,11 @@ pub fn parse_vary(arg: &str) -> Result<Vary> {
         if !(step > 0.0 && hi >= lo && lo.is_finite() && hi.is_finite()) {
             bail!("--vary {arg:?}: a range is LOW:HIGH:STEP with LOW ≤ HIGH and STEP > 0");
         }
-        let n = ((hi - lo) / step + 1e-9).floor() as usize + 1;
-        if n > 10_000 {
-            bail!("--vary {arg:?}: {n} values is too many");
+        let count = ((hi - lo) / step + 1e-9).floor() + 1.0;
+        if count.is_nan() || count > 10_000.0 {
+            bail!("--vary {arg:?}: {count} values is too many (at most 10000)");
         }
+        let n = count as usize;
         (0..n).map(|i| Value::from(tidy(lo + i as f64 * step))).collect()
     } else {
         spec.split(',')
@@ -176,7 +177,7 @@ mod tests {
         let v = parse_vary("m=RandomPriority,CpuThenRandomPriority").unwrap();
         assert_eq!(v.values[0], Value::String("RandomPriority".into()));
         assert_eq!(parse_vary("n=2:10:4").unwrap().values, vec![Value::from(2.0), Value::from(6.0), Value::from(10.0)]);
-        for bad in ["nopath", "=1", "a=1:0:0.1", "a=0:1:0", "a=x:1:0.1", "a="] {
+        for bad in ["nopath", "=1", "a=1:0:0.1", "a=0:1:0", "a=x:1:0.1", "a=", "a=0:1e300:1e-300"] {
             assert!(parse_vary(bad).is_err(), "{bad}");
         }
     }

@@ -75,7 +75,12 @@ pub fn ensure_manifest(dir: &Path, m: &Manifest) -> Result<()> {
         return Ok(());
     }
     let what = if old.scenario_sha256 != m.scenario_sha256 {
-        format!("the scenario changed (SHA-256 {} then, {} now)", &old.scenario_sha256[..12], &m.scenario_sha256[..12])
+        let short = |s: &str| s.chars().take(12).collect::<String>();
+        format!(
+            "the scenario changed (SHA-256 {} then, {} now)",
+            short(&old.scenario_sha256),
+            short(&m.scenario_sha256)
+        )
     } else if old.vary != m.vary || old.replicas != m.replicas {
         "the grid (--vary or --replicas) changed".to_string()
     } else if old.master_seed != m.master_seed {
@@ -91,9 +96,9 @@ pub fn is_done(dir: &Path, run: &RunSpec) -> bool {
     run_path(dir, run).exists()
 }
 
-/// Write a finished run atomically.
-pub fn write_run(dir: &Path, spec: &RunSpec, rec: &RunRecord) -> Result<()> {
-    let path = run_path(dir, spec);
+/// Write a finished run atomically (named by its id, like [`run_path`]).
+pub fn write_run(dir: &Path, rec: &RunRecord) -> Result<()> {
+    let path = runs_dir(dir).join(format!("{}.json", rec.run));
     write::atomic(&path, (serde_json::to_string_pretty(rec)? + "\n").as_bytes())
         .with_context(|| format!("writing {}", path.display()))
 }

@@ -2,8 +2,8 @@
 //! constraints, on noisy simulation output.
 //!
 //! Search: round 1 sweeps `steps` evenly spaced values over `[low, high]` with `replicas`
-//! replicas each; every later round sweeps the bracket around the best point so far (its
-//! neighbours in the previous round) with the same number of values. Noise is handled by
+//! replicas each; every later round sweeps `steps` new values strictly inside the bracket
+//! around the best point so far (its nearest neighbours among all values tried). Noise is handled by
 //! replicas and by judging constraints conservatively on the 95 % confidence interval: a
 //! point is feasible only if `mean + ci95 ≤ X` for `metric <= X` (and `mean − ci95 ≥ X` for
 //! `>=`). The objective is a metric's mean, or the parameter itself (`--minimize PATH` gives
@@ -118,9 +118,14 @@ pub fn tune(
     let mut all: Vec<Tried> = Vec::new();
     let same = |a: f64, b: f64| (a - b).abs() <= 1e-12 * (spec.high - spec.low).abs().max(1.0);
     for round in 1..=spec.rounds.max(1) {
-        // Values already tried in an earlier round are not run again.
-        let grid: Vec<f64> =
-            values(lo, hi, spec.steps).into_iter().filter(|&v| !all.iter().any(|t| same(t.value, v))).collect();
+        // Round 1 spans [low, high]; later rounds put `steps` new values strictly inside the
+        // bracket around the best point, so no value is run twice.
+        let grid: Vec<f64> = if round == 1 {
+            values(lo, hi, spec.steps)
+        } else {
+            let n = spec.steps.max(1);
+            (1..=n).map(|i| lo + (hi - lo) * i as f64 / (n + 1) as f64).collect()
+        };
         if grid.is_empty() {
             break;
         }
@@ -235,11 +240,9 @@ pub fn write_outputs(out: &Path, spec: &TuneSpec, t: &Tuned) -> Result<()> {
             .map(|c| (c.value, format!("constraint {} {}", c.op.as_str(), c.value)))
             .collect(),
         marker: t.best.as_ref().map(|b| (b.value, format!("chosen {}", b.value))),
-        percent: metric.contains("share") || metric.contains("efficiency") || metric.contains("deviation"),
+        percent: super::outputs::is_fraction(metric),
     };
-    let r = crate::report::metric_vs_param(&chart)?;
-    crate::metrics::write::atomic(&out.join("tune.png"), &r.png)?;
-    crate::metrics::write::atomic(&out.join("tune.svg"), r.svg.as_bytes())?;
+    crate::report::outputs::write_chart(out, "tune", crate::report::metric_vs_param(&chart)?)?;
     Ok(())
 }
 
