@@ -33,6 +33,9 @@ die() {
     exit 1
 }
 
+# Any failing command from here on stops what was started and shows the logs.
+trap 'die "a command failed at line $LINENO"' ERR
+
 if [ "$(id -u)" != 0 ]; then
     echo "slurm-up: must run as root (it installs packages and starts daemons)" >&2
     exit 1

@@ -255,6 +255,9 @@ fn cmd_sweep(
     let out = out.unwrap_or_else(|| PathBuf::from("results").join(format!("{}-sweep", loaded.scenario.name)));
     let opts = sweep::SweepOptions { replicas, threads, shard, sets };
     if slurm.slurm {
+        if opts.shard.is_some() {
+            anyhow::bail!("--shard and --slurm do not combine: --slurm makes the shards itself (--shards N)");
+        }
         return submit_slurm(scenario, &loaded, vary, &opts, &out, slurm);
     }
     let bar = runs_bar(quiet);
@@ -357,7 +360,7 @@ fn cmd_tune(
     }
     match (&tuned.best, sweep::tune::bracket(&spec, &tuned)) {
         (Some(b), Some((lo, hi))) => {
-            println!("\nchosen {} = {} (the optimum lies in [{lo}, {hi}])", spec.param, b.value);
+            println!("\nchosen {} = {:.4} (the optimum lies in [{lo:.4}, {hi:.4}])", spec.param, b.value);
             if spec.objective != spec.param {
                 println!("{} = {:.4} ± {:.4} (95 % CI)", spec.objective, b.objective.0, b.objective.1);
             }
@@ -639,7 +642,7 @@ fn submit_slurm(
         scenario: abs(scenario_path)?,
         sweep_args,
         out_dir: abs(out)?,
-        cpus_per_task: opts.threads.unwrap_or(1) as u32,
+        cpus_per_task: u32::try_from(opts.threads.unwrap_or(1)).unwrap_or(u32::MAX),
         extra_sbatch: slurm.slurm_args.clone(),
     };
     job.validate()?;

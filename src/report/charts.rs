@@ -90,7 +90,8 @@ pub struct WaitTimes {
 }
 
 const TIME_LABEL: &str = "simulated time [h]";
-const NO_DATA: &str = "no data";
+/// The note drawn on a chart with nothing to show.
+pub(super) const NO_DATA: &str = "no data";
 /// Above this many distinct values an ECDF is thinned to steps of 1/MAX_STEPS.
 const MAX_STEPS: usize = 2000;
 /// ECDF steps smaller than this fraction of the axis, both in height and in
@@ -107,7 +108,8 @@ fn runs(points: &[(f64, f64)]) -> Vec<Vec<(f64, f64)>> {
 }
 
 /// `(min, max)` of the finite values, if any.
-fn extent(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
+/// The smallest and largest finite value.
+pub(super) fn extent(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
     values.into_iter().filter(|v| v.is_finite()).fold(None, |acc, v| match acc {
         None => Some((v, v)),
         Some((lo, hi)) => Some((v.min(lo), v.max(hi))),
@@ -195,10 +197,8 @@ pub fn pilots_over_time(c: &PilotsOverTime) -> Result<Rendered, ChartError> {
 }
 
 /// Nearest-rank percentile of sorted, non-empty `values`.
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    let rank = (p * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
-}
+/// The same percentile as `summary.json` (linear interpolation), so legend and tables agree.
+use crate::metrics::percentile;
 
 /// ECDF corners `(value, fraction ≤ value)` at each distinct value, thinned to
 /// steps of at least `1 / MAX_STEPS` for very large inputs.
@@ -307,10 +307,10 @@ mod tests {
     }
 
     #[test]
-    fn percentiles_use_nearest_rank() {
+    fn percentiles_match_the_summary() {
         let v: Vec<f64> = (1..=100).map(f64::from).collect();
-        assert_eq!(percentile(&v, 0.5), 50.0);
-        assert_eq!(percentile(&v, 0.95), 95.0);
+        assert_eq!(percentile(&v, 0.5), 50.5);
+        assert!((percentile(&v, 0.95) - 95.05).abs() < 1e-9);
         assert_eq!(percentile(&[7.0], 0.95), 7.0);
     }
 

@@ -69,7 +69,7 @@ const TICK_GAP: i32 = 6;
 const TITLE_GAP: i32 = 18;
 /// Gap between the panel and the right edge of the image.
 const OUTER: i32 = 24;
-const NO_DATA: &str = "no data";
+use super::charts::NO_DATA;
 
 /// A laid-out colour bar.
 pub(crate) struct ColorBarPanel<'a> {

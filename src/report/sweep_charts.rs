@@ -82,7 +82,7 @@ pub struct HeatMap {
     pub percent: bool,
 }
 
-const NO_DATA: &str = "no data";
+use super::charts::NO_DATA;
 /// Marker shapes of the series (redundant with the colours, for greyscale prints).
 const MARKERS: [MarkerKind; 4] = [MarkerKind::Circle, MarkerKind::Square, MarkerKind::Diamond, MarkerKind::Triangle];
 
@@ -119,13 +119,7 @@ fn clean(points: &[BandPoint]) -> Vec<BandPoint> {
     out
 }
 
-/// `(min, max)` of the finite values, if any.
-fn extent(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
-    values.into_iter().filter(|v| v.is_finite()).fold(None, |acc, v| match acc {
-        None => Some((v, v)),
-        Some((lo, hi)) => Some((v.min(lo), v.max(hi))),
-    })
-}
+use super::charts::extent;
 
 /// A range around a single value (or `(lo, hi)` itself if it is not empty).
 fn widen((lo, hi): (f64, f64)) -> (f64, f64) {

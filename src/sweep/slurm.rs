@@ -1,7 +1,7 @@
 //! Slurm job arrays for sweeps: `pilotsim sweep ... --slurm` writes an sbatch script whose
-//! array task `I` runs shard `I/N` of the sweep into `<out>/shard-I`, submits it, and
-//! (optionally) waits for it; `pilotsim merge` then combines the shards into the outputs of
-//! the unsharded sweep, byte for byte.
+//! array task `I` runs shard `I/N` of the sweep into `<out>/shard-I` and submits it;
+//! `pilotsim merge` then combines the shards into the outputs of the unsharded sweep, byte
+//! for byte. [`wait`] and [`cancel`] serve the tests that run arrays on a real cluster.
 //!
 //! Everything here was checked against a real single-node Slurm 22.05 cluster (Debian's
 //! slurm-wlm, no accounting database) set up as `shared/reference/slurm-local.md` describes

@@ -239,7 +239,7 @@ pub fn write_outputs(out: &Path, spec: &TuneSpec, t: &Tuned) -> Result<()> {
             .filter(|c| &c.metric == metric)
             .map(|c| (c.value, format!("constraint {} {}", c.op.as_str(), c.value)))
             .collect(),
-        marker: t.best.as_ref().map(|b| (b.value, format!("chosen {}", b.value))),
+        marker: t.best.as_ref().map(|b| (b.value, format!("chosen {:.3}", b.value))),
         percent: super::outputs::is_fraction(metric),
     };
     crate::report::outputs::write_chart(out, "tune", crate::report::metric_vs_param(&chart)?)?;

@@ -114,5 +114,6 @@ fn sweep_slurm_dry_run_writes_an_array_script_without_submitting() {
         .output()
         .unwrap();
     assert_eq!(zero.status.code(), Some(1), "0 shards is an error");
+    assert!(String::from_utf8_lossy(&zero.stderr).contains("shard"), "{}", String::from_utf8_lossy(&zero.stderr));
     let _ = std::fs::remove_dir_all(out);
 }

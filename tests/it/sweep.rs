@@ -117,7 +117,22 @@ fn a_sigkilled_sweep_resumes_to_the_same_files() {
     let done = finished();
     assert!((1..9).contains(&done), "the kill must interrupt the sweep: {done} of 9 runs were done");
     assert!(!killed.join("points.json").exists(), "no merged output from an interrupted sweep");
+    // The runs already on disk are skipped, not recomputed: their files are not rewritten.
+    let stamps = || -> Vec<(std::ffi::OsString, std::time::SystemTime)> {
+        let mut v: Vec<_> = std::fs::read_dir(&runs)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+            .map(|e| (e.file_name(), e.metadata().unwrap().modified().unwrap()))
+            .collect();
+        v.sort();
+        v
+    };
+    let before = stamps();
     assert!(sweep_command(&killed).status().unwrap().success());
+    let after = stamps();
+    assert!(before.iter().all(|b| after.contains(b)), "finished runs were recomputed on resume");
+    assert_eq!(after.len(), 9);
     assert_same_outputs(&full, &killed);
     let _ = std::fs::remove_dir_all(full);
     let _ = std::fs::remove_dir_all(killed);
