@@ -3,6 +3,7 @@
 //! ([`write`]).
 
 pub mod frames;
+pub mod points;
 pub mod recorder;
 pub mod summary;
 pub mod write;

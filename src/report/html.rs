@@ -7,7 +7,7 @@
 //! always give the same bytes.
 //!
 //! A run directory has `summary.json` ([`Summary`]); a sweep directory has `points.json`
-//! ([`SweepPoints`]).
+//! ([`crate::metrics::points::Points`], written by `sweep`).
 
 mod sweep;
 #[cfg(test)]
@@ -20,8 +20,6 @@ use anyhow::{Context, Result, bail};
 
 use crate::metrics::summary::Summary;
 use crate::metrics::write;
-
-pub use sweep::{MetricStats, SweepPoint, SweepPoints, Vary};
 
 /// File name of the report inside the directory.
 pub const REPORT_FILE: &str = "report.html";
@@ -50,7 +48,8 @@ pub fn render(dir: &Path) -> Result<String> {
         run_page(dir, &s)
     } else if points.is_file() {
         let text = std::fs::read_to_string(&points).with_context(|| format!("reading {}", points.display()))?;
-        let p: SweepPoints = serde_json::from_str(&text).with_context(|| format!("{}", points.display()))?;
+        let p: crate::metrics::points::Points =
+            serde_json::from_str(&text).with_context(|| format!("{}", points.display()))?;
         sweep::page_html(dir, &p)
     } else {
         let why = if dir.is_dir() { "" } else { " (no such directory)" };

@@ -8,11 +8,11 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use polars::prelude::*;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::store::{Manifest, RunRecord};
 use super::{Stat, stat};
+pub use crate::metrics::points::{PointStat, PointSummary, Points, key_metrics};
 use crate::metrics::write;
 use crate::report::outputs::write_chart;
 use crate::report::{BandPoint, BandSeries, HeatMap, MetricVsParam, heat_map, metric_vs_param};
@@ -40,34 +40,6 @@ pub fn ci95(s: &Stat) -> f64 {
     }
     let t = t975(s.n - 1);
     t * s.std / f64::from(s.n).sqrt()
-}
-
-/// A metric at one point.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PointStat {
-    pub mean: f64,
-    pub std: f64,
-    pub ci95: Option<f64>,
-    pub n: u32,
-}
-
-/// One point of `points.json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PointSummary {
-    pub index: usize,
-    pub values: BTreeMap<String, Value>,
-    pub metrics: BTreeMap<String, PointStat>,
-}
-
-/// `points.json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Points {
-    pub scenario: String,
-    pub scenario_sha256: String,
-    pub pilotsim_version: String,
-    pub replicas: u32,
-    pub vary: Vec<super::plan::Vary>,
-    pub points: Vec<PointSummary>,
 }
 
 /// Per-point statistics of every metric.
@@ -165,14 +137,6 @@ pub fn points_frame(p: &Points) -> Result<DataFrame> {
         cols.push(Column::new(format!("{k}.ci95").into(), get(&|s| s.ci95)));
     }
     Ok(DataFrame::new_infer_height(cols)?)
-}
-
-/// The metrics charted for every sweep: efficiency, fairness, and each group's wait p95.
-pub fn key_metrics(p: &Points) -> Vec<String> {
-    let mut out: Vec<String> = ["pilot_efficiency", "max_share_deviation", "jain_index"].map(String::from).to_vec();
-    let names: BTreeSet<&String> = p.points.iter().flat_map(|x| x.metrics.keys()).collect();
-    out.extend(names.into_iter().filter(|k| k.starts_with("wait_time_s.") && k.ends_with(".p95")).cloned());
-    out
 }
 
 /// Whether a metric is a fraction in [0, 1] (drawn as percentages).

@@ -6,19 +6,10 @@
 //! the replica number, so adding points or replicas never changes the seed of another run.
 
 use anyhow::{Result, bail};
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::engine::rng::derive_seed;
-
-/// One varied parameter and its values.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Vary {
-    pub path: String,
-    /// The SPEC as given.
-    pub spec: String,
-    pub values: Vec<Value>,
-}
+pub use crate::metrics::points::Vary;
 
 /// Round away binary noise of `lo + i·step` (0.30000000000000004 → 0.3).
 fn tidy(x: f64) -> f64 {

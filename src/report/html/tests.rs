@@ -67,20 +67,19 @@ const POINTS: &str = r#"{
   "scenario": "quick<start> & co", "scenario_sha256": "abc123", "pilotsim_version": "0.1.0", "replicas": 3,
   "created_by": "an extra field",
   "vary": [
-    {"path": "dirac.director.extra_pilot_fraction", "values": [0.0, 0.5]},
-    {"path": "dirac.matcher.ordering", "values": ["CpuThenRandomPriority", "RandomPriority"], "note": "x"}
+    {"path": "dirac.director.extra_pilot_fraction", "spec": "0,0.5", "values": [0.0, 0.5]},
+    {"path": "dirac.matcher.ordering", "spec": "CpuThenRandomPriority,RandomPriority", "values": ["CpuThenRandomPriority", "RandomPriority"], "note": "x"}
   ],
   "points": [
     {"index": 0, "values": {"dirac.director.extra_pilot_fraction": 0.0, "dirac.matcher.ordering": "CpuThenRandomPriority"},
      "metrics": {"pilot_efficiency": {"mean": 0.9, "std": 0.01, "ci95": 0.012, "n": 3},
                  "jain_index": {"mean": 0.98765, "std": 0.001, "ci95": 0.0021, "n": 3},
                  "wait_time_s.lhcb_user.p95": {"mean": 7200.0, "std": 360.0, "ci95": 900.0, "n": 3},
-                 "wait_time_s.lhcb_user.p50": {"mean": 60.0, "std": 1.0, "ci95": 2.0, "n": 3},
-                 "…": {}}},
+                 "wait_time_s.lhcb_user.p50": {"mean": 60.0, "std": 1.0, "ci95": 2.0, "n": 3}}},
     {"index": 1, "values": {"dirac.director.extra_pilot_fraction": 0.5, "dirac.matcher.ordering": "RandomPriority"},
      "metrics": {"pilot_efficiency": {"mean": 0.8, "std": 0.02, "ci95": 0.05, "n": 3},
-                 "max_share_deviation": {"mean": 0.1, "std": null, "ci95": null, "n": 1},
-                 "wait_time_s.lhcb_prod.p95": {"mean": null, "std": null, "ci95": null, "n": 0}}}
+                 "max_share_deviation": {"mean": 0.1, "std": 0.0, "ci95": null, "n": 1},
+                 "wait_time_s.lhcb_prod.p95": {"mean": 1800.0, "std": 0.0, "ci95": null, "n": 3}}}
   ]
 }"#;
 
@@ -110,7 +109,7 @@ fn sweep_directory_report_lists_points_with_confidence_intervals() {
     assert!(html.contains("<td class=\"num\">0.988 ± 0.002</td>"));
     assert!(html.contains("<td class=\"num\">2.00 ± 0.25</td>"), "p95 wait in hours");
     assert!(html.contains("<td class=\"num\">10.0% <span class=\"n\">(n = 1)</span></td>"));
-    assert!(html.contains("<td class=\"num\">—</td>"), "missing or null metric");
+    assert!(html.contains("<td class=\"num\">—</td>"), "a metric a point does not have");
     assert!(html.contains("<td>RandomPriority</td>"));
     // Charts sorted by name; the one without a viewBox gets one from its px size.
     assert_eq!(count(&html, "<svg"), 2);
