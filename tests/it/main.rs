@@ -1,6 +1,7 @@
 mod check;
 mod cli;
 mod determinism;
+mod pins;
 mod report;
 mod slurm;
 mod sweep;

@@ -1,0 +1,30 @@
+//! Pinned digests: the event sequence of every shipped scenario at its own seed.
+//!
+//! A refactor keeps these byte for byte. A commit that changes behaviour on purpose updates
+//! the pin in that commit alone and says why in its message (issue 8, item 1).
+
+use pilotsim::run;
+use pilotsim::scenario;
+
+/// (scenario file, seed, events processed, digest).
+const PINS: &[(&str, u64, u64, &str)] = &[
+    ("quickstart.ron", 42, 73_700, "1f0a7103be1facf0"),
+    ("fairshare_corrected.ron", 7, 69_977, "8ef60a6fdc81a59c"),
+    ("fairshare_uncorrected.ron", 7, 70_056, "e5219bc257f20568"),
+    ("tuning_extra_pilots.ron", 11, 33_828, "7542d37ab432db9d"),
+];
+
+#[test]
+fn shipped_scenarios_keep_their_pinned_digests() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let mut wrong = Vec::new();
+    for &(file, seed, events, digest) in PINS {
+        let loaded = scenario::load_file(&dir.join(file)).unwrap();
+        let prepared = run::prepare(&loaded, &[]).unwrap();
+        let f = run::simulate(&prepared, seed, |_, _| {}).unwrap();
+        if (f.meta.events, f.meta.digest.as_str()) != (events, digest) {
+            wrong.push(format!("{file} seed {seed}: {} events, digest {}", f.meta.events, f.meta.digest));
+        }
+    }
+    assert!(wrong.is_empty(), "pinned digests changed:\n{}", wrong.join("\n"));
+}
