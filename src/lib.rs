@@ -7,12 +7,14 @@
 pub mod dirac;
 pub mod engine;
 pub mod grid;
+pub mod ids;
 pub mod metrics;
 pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod sim;
 pub mod sweep;
+pub mod wms;
 pub mod workload;
 
 /// The pilotsim version recorded in every output.

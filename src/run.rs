@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 
 use crate::engine::SimTime;
 use crate::metrics::summary::Summary;
-use crate::metrics::{RunData, RunMeta};
+use crate::metrics::{ExtraColumn, ExtraValues, RunData, RunMeta};
 use crate::report::outputs;
 use crate::scenario::{self, Loaded, Scenario, overrides};
 use crate::sim::{self, World};
@@ -57,13 +57,23 @@ pub struct Finished {
 impl Finished {
     /// The data the output writers read.
     pub fn data(&mut self) -> RunData<'_> {
+        let w = &mut self.world;
+        let mut job_columns = Vec::new();
+        let mut pilot_columns = Vec::new();
+        for wms in &w.wms {
+            merge_columns(&mut job_columns, wms.job_columns(&w.core.jobs));
+            merge_columns(&mut pilot_columns, wms.pilot_columns(&w.core.grid));
+        }
         RunData {
             meta: self.meta.clone(),
-            scenario: &self.world.scenario,
-            jobs: &self.world.jobs,
-            pilots: &self.world.pilots,
-            recorder: &mut self.world.recorder,
-            entities_of_stream: &self.world.st.stream_entities,
+            scenario: &w.scenario,
+            jobs: &w.core.jobs,
+            grid: &w.core.grid,
+            recorder: &mut w.core.recorder,
+            entities_of_stream: &w.core.entities.of_stream,
+            wms_names: w.wms.iter().map(|x| x.name().to_string()).collect(),
+            job_columns,
+            pilot_columns,
         }
     }
 
@@ -75,6 +85,22 @@ impl Finished {
     /// The summary without writing anything.
     pub fn summary(&mut self) -> Summary {
         crate::metrics::summary::build(&mut self.data())
+    }
+}
+
+/// Add a WMS's columns: a column another WMS already gave is filled where it was empty.
+fn merge_columns(into: &mut Vec<ExtraColumn>, from: Vec<ExtraColumn>) {
+    for col in from {
+        match into.iter_mut().find(|c| c.name == col.name) {
+            None => into.push(col),
+            Some(have) => match (&mut have.values, col.values) {
+                (ExtraValues::U32(a), ExtraValues::U32(b)) => a.iter_mut().zip(b).for_each(|(x, y)| *x = x.or(y)),
+                (ExtraValues::Str(a), ExtraValues::Str(b)) => {
+                    a.iter_mut().zip(b).for_each(|(x, y)| *x = x.take().or(y))
+                }
+                (_, values) => into.push(ExtraColumn { name: format!("{}_2", col.name), values }),
+            },
+        }
     }
 }
 
@@ -93,8 +119,8 @@ pub fn simulate(p: &Prepared, seed: u64, progress: impl FnMut(SimTime, SimTime))
         scenario_sha256: p.sha256.clone(),
         seed,
         pilotsim_version: crate::VERSION,
-        digest: world.digest.hex(),
-        events: world.events,
+        digest: world.core.digest.hex(),
+        events: world.core.events,
         wall_seconds,
         end: SimTime::ZERO + crate::engine::SimDuration::from_secs_f64(p.scenario.duration_s),
     };

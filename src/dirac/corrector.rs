@@ -159,12 +159,15 @@ fn ratio(n: f64, u: f64) -> f64 {
 /// running jobs over its TimeSpan); maps beyond the slices are ignored. See the module doc for
 /// the variants and the edge cases. Every factor is finite or +∞ (only with an infinite cap),
 /// never NaN.
-pub fn correction_factors(
+///
+/// Entities are keyed by any ordered type: DIRAC keys them by name; the simulation by a rank
+/// that sorts like the name, so sums run in the same order.
+pub fn correction_factors<K: Ord + Clone>(
     inst: &CorrectorInstance,
     variant: CorrectorVariant,
-    expected: &BTreeMap<String, f64>,
-    history: &[BTreeMap<String, f64>],
-) -> BTreeMap<String, f64> {
+    expected: &BTreeMap<K, f64>,
+    history: &[BTreeMap<K, f64>],
+) -> BTreeMap<K, f64> {
     let no_correction = || expected.keys().map(|e| (e.clone(), 1.0)).collect();
     let shares: Vec<f64> = expected.values().map(|&v| amount(v)).collect();
     let Some(norm) = normalised(&shares) else { return no_correction() };
@@ -207,12 +210,12 @@ pub fn correction_factors(
 /// over slice `i` (average number of running jobs over the slice's TimeSpan). Shares that are
 /// not finite and ≥ 0 come out as 0; otherwise, when every share is 0 or there is no history,
 /// the input comes back unchanged. Never NaN.
-pub fn correct_shares(
+pub fn correct_shares<K: Ord + Clone>(
     inst: &CorrectorInstance,
     variant: CorrectorVariant,
-    expected: &BTreeMap<String, f64>,
-    history: &[BTreeMap<String, f64>],
-) -> BTreeMap<String, f64> {
+    expected: &BTreeMap<K, f64>,
+    history: &[BTreeMap<K, f64>],
+) -> BTreeMap<K, f64> {
     let factors = correction_factors(inst, variant, expected, history);
     expected
         .iter()

@@ -55,6 +55,15 @@ pub struct Ce {
     /// Probability that a pilot fails as it starts on the worker node (a black-hole node).
     #[serde(default)]
     pub pilot_failure_probability: f64,
+    /// `MaxWaitingJobs` of the CE queue (DIRAC CS `Resources/Sites/…/Queues/…`): the CE
+    /// refuses a pilot while this many are already waiting (submitted, not started) there.
+    /// None (default, as in seed 000's 2009 director): no cap.
+    #[serde(default)]
+    pub max_waiting_jobs: Option<u32>,
+    /// `MaxTotalJobs` of the CE queue: the CE refuses a pilot while this many are waiting or
+    /// running there. None (default): no cap.
+    #[serde(default)]
+    pub max_total_jobs: Option<u32>,
 }
 
 fn default_memory_per_core_mb() -> u32 {

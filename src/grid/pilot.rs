@@ -1,28 +1,27 @@
-//! Pilots: what the director submits and what a JobAgent runs in.
+//! Pilots: batch jobs on a CE that hold one or more slots and run jobs. Neutral: which WMS
+//! submitted a pilot is its `wms`; what that WMS attaches to it (DIRAC's task queue, its
+//! generic or private identity) lives in the WMS's own tables.
 
-use crate::dirac::matcher::PilotIdentity;
-use crate::dirac::taskqueue::{JobId, TqId};
 use crate::engine::SimTime;
+use crate::ids::{CeId, JobId, PilotId, WmsId};
 
-/// Pilot id, in submission order.
-pub type PilotId = u32;
-
-/// Pilot states (DIRAC's PilotStatus; reference §4.3).
+/// Pilot states (DIRAC's PilotStatus names, reference `dirac.md` §4.3; every WMS's pilots
+/// go through the same batch life cycle).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum PilotStatus {
     /// Handed to the middleware.
     Submitted,
     /// In the CE's batch queue.
     Waiting,
-    /// Holding a slot.
+    /// Holding its slots.
     Running,
-    /// Ended normally.
+    /// Ended normally (it exited, or the batch system ended it at its walltime).
     Done,
     /// Aborted by the middleware before it ran.
     Aborted,
     /// Failed on the worker node as it started.
     Failed,
-    /// Given up after `PilotStalledDays` still waiting.
+    /// Cancelled by its WMS (for DIRAC: `PilotStalledDays` still waiting).
     Cancelled,
 }
 
@@ -40,9 +39,27 @@ impl PilotStatus {
         }
     }
 
-    /// Submitted or Waiting: the states the director counts as waiting pilots.
+    /// Submitted or Waiting: not started, not ended.
     pub fn is_waiting(self) -> bool {
         matches!(self, PilotStatus::Submitted | PilotStatus::Waiting)
+    }
+
+    /// Done, Aborted, Failed or Cancelled.
+    pub fn is_final(self) -> bool {
+        !self.is_waiting() && self != PilotStatus::Running
+    }
+}
+
+/// What a WMS asks a CE to run: the size of the batch job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PilotShape {
+    /// Slots (cores) the pilot holds while it runs; its jobs share them.
+    pub cores: u32,
+}
+
+impl Default for PilotShape {
+    fn default() -> Self {
+        Self { cores: 1 }
     }
 }
 
@@ -50,26 +67,28 @@ impl PilotStatus {
 #[derive(Debug, Clone)]
 pub struct Pilot {
     pub id: PilotId,
-    /// CE index.
-    pub ce: u32,
-    /// The task queue it was submitted for.
-    pub tq: TqId,
-    /// Generic, or private to an owner and group.
-    pub identity: PilotIdentity,
+    pub ce: CeId,
+    /// The WMS instance that submitted it and answers its requests for work.
+    pub wms: WmsId,
+    /// Slots it holds while running.
+    pub cores: u32,
     pub status: PilotStatus,
     pub submitted: SimTime,
     pub started: Option<SimTime>,
     pub ended: Option<SimTime>,
-    /// Jobs it ran.
+    /// Jobs it started.
     pub jobs_run: u32,
-    /// JobAgent cycles (match requests) made.
-    pub cycles: u32,
-    /// At most this many cycles (`-M`, generic pilots), if limited.
-    pub max_cycles: Option<u32>,
-    /// Consecutive failed matches.
-    pub failed_matches: u32,
     /// The middleware will leave it Waiting for ever.
     pub stuck: bool,
-    /// The job it is running.
-    pub job: Option<JobId>,
+    /// The jobs it is running now, in start order.
+    pub running: Vec<JobId>,
+    /// Cores not used by its running jobs.
+    pub free_cores: u32,
+}
+
+impl Pilot {
+    /// True if it runs job `j` now.
+    pub fn runs(&self, j: JobId) -> bool {
+        self.running.contains(&j)
+    }
 }

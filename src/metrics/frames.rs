@@ -7,8 +7,7 @@
 
 use polars::prelude::*;
 
-use super::{RunData, RunMeta, ce_names};
-use crate::dirac::matcher::PilotIdentity;
+use super::{ExtraColumn, ExtraValues, RunData, RunMeta, ce_names};
 use crate::engine::SimTime;
 
 fn secs(t: Option<SimTime>) -> Option<f64> {
@@ -23,14 +22,25 @@ where
     Column::new(name.into(), values)
 }
 
-/// One row per job.
+/// The columns the WMSs add, after the neutral ones.
+fn with_extras(mut cols: Vec<Column>, extras: &[ExtraColumn]) -> PolarsResult<DataFrame> {
+    for x in extras {
+        cols.push(match &x.values {
+            ExtraValues::U32(v) => col(&x.name, v.clone()),
+            ExtraValues::Str(v) => col(&x.name, v.clone()),
+        });
+    }
+    DataFrame::new_infer_height(cols)
+}
+
+/// One row per job: the neutral columns, then the WMSs' own (DIRAC: `task_queue_id`).
 pub fn jobs(run: &RunData) -> PolarsResult<DataFrame> {
     let ces = ce_names(run.scenario);
     let w = &run.scenario.workload;
     let j = run.jobs;
     let stream = |i: usize| &w[j[i].stream as usize];
     let ce = |i: usize| j[i].ce.map(|c| ces[c as usize]);
-    DataFrame::new_infer_height(vec![
+    let cols = vec![
         col("job_id", j.iter().map(|x| x.id).collect::<Vec<u32>>()),
         col("stream", (0..j.len()).map(|i| stream(i).name.clone()).collect::<Vec<_>>()),
         col("owner", (0..j.len()).map(|i| stream(i).owner.clone()).collect::<Vec<_>>()),
@@ -38,7 +48,6 @@ pub fn jobs(run: &RunData) -> PolarsResult<DataFrame> {
         col("user_priority", (0..j.len()).map(|i| u32::from(stream(i).user_priority)).collect::<Vec<_>>()),
         col("cpu_time", (0..j.len()).map(|i| stream(i).cpu_time).collect::<Vec<_>>()),
         col("cpu_work", j.iter().map(|x| x.cpu_work).collect::<Vec<_>>()),
-        col("task_queue_id", j.iter().map(|x| x.tq).collect::<Vec<Option<u32>>>()),
         col("submit_s", j.iter().map(|x| x.submitted.as_secs_f64()).collect::<Vec<_>>()),
         col("match_s", j.iter().map(|x| secs(x.matched)).collect::<Vec<_>>()),
         col("end_s", j.iter().map(|x| secs(x.ended)).collect::<Vec<_>>()),
@@ -47,30 +56,29 @@ pub fn jobs(run: &RunData) -> PolarsResult<DataFrame> {
         col("ce", (0..j.len()).map(|i| ce(i).map(|c| c.0.to_string())).collect::<Vec<_>>()),
         col("pilot_id", j.iter().map(|x| x.pilot).collect::<Vec<Option<u32>>>()),
         col("status", j.iter().map(|x| x.status.as_str()).collect::<Vec<_>>()),
-    ])
+        col("wms", j.iter().map(|x| run.wms_names[x.wms as usize].as_str()).collect::<Vec<_>>()),
+    ];
+    with_extras(cols, &run.job_columns)
 }
 
-/// One row per pilot.
+/// One row per pilot: the neutral columns, then the WMSs' own (DIRAC: `task_queue_id`,
+/// `kind` generic/private, `match_requests`).
 pub fn pilots(run: &RunData) -> PolarsResult<DataFrame> {
     let ces = ce_names(run.scenario);
-    let p = run.pilots;
-    let kind = |x: &crate::grid::Pilot| match x.identity {
-        PilotIdentity::Generic => "generic",
-        PilotIdentity::Private { .. } => "private",
-    };
-    DataFrame::new_infer_height(vec![
+    let p = &run.grid.pilots;
+    let cols = vec![
         col("pilot_id", p.iter().map(|x| x.id).collect::<Vec<u32>>()),
         col("site", p.iter().map(|x| ces[x.ce as usize].1).collect::<Vec<_>>()),
         col("ce", p.iter().map(|x| ces[x.ce as usize].0).collect::<Vec<_>>()),
-        col("task_queue_id", p.iter().map(|x| x.tq).collect::<Vec<u32>>()),
-        col("kind", p.iter().map(kind).collect::<Vec<_>>()),
+        col("wms", p.iter().map(|x| run.wms_names[x.wms as usize].as_str()).collect::<Vec<_>>()),
+        col("cores", p.iter().map(|x| x.cores).collect::<Vec<u32>>()),
         col("submit_s", p.iter().map(|x| x.submitted.as_secs_f64()).collect::<Vec<_>>()),
         col("start_s", p.iter().map(|x| secs(x.started)).collect::<Vec<_>>()),
         col("end_s", p.iter().map(|x| secs(x.ended)).collect::<Vec<_>>()),
         col("status", p.iter().map(|x| x.status.as_str()).collect::<Vec<_>>()),
         col("jobs_run", p.iter().map(|x| x.jobs_run).collect::<Vec<u32>>()),
-        col("match_requests", p.iter().map(|x| x.cycles).collect::<Vec<u32>>()),
-    ])
+    ];
+    with_extras(cols, &run.pilot_columns)
 }
 
 /// One row per sample and share entity.
@@ -81,7 +89,7 @@ pub fn timeseries(run: &RunData) -> PolarsResult<DataFrame> {
     let (mut running, mut waiting, mut target, mut running_share, mut achieved) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut deviation, mut achieved_cpu) = (Vec::new(), Vec::new());
-    let (mut pw, mut pr, mut pa) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut pw, mut pr, mut pa, mut pf) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for s in &r.samples {
         for (e, def) in r.entities.iter().enumerate() {
             time.push(s.time.as_secs_f64());
@@ -99,6 +107,7 @@ pub fn timeseries(run: &RunData) -> PolarsResult<DataFrame> {
             pw.push(s.pilots.waiting);
             pr.push(s.pilots.running);
             pa.push(s.pilots.aborted);
+            pf.push(s.pilots.refused);
         }
     }
     DataFrame::new_infer_height(vec![
@@ -116,6 +125,7 @@ pub fn timeseries(run: &RunData) -> PolarsResult<DataFrame> {
         col("pilots_waiting", pw),
         col("pilots_running", pr),
         col("pilots_aborted_total", pa),
+        col("pilots_refused_total", pf),
     ])
 }
 

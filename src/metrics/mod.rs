@@ -9,7 +9,7 @@ pub mod summary;
 pub mod write;
 
 use crate::engine::SimTime;
-use crate::grid::Pilot;
+use crate::grid::Grid;
 use crate::scenario::Scenario;
 use crate::workload::Job;
 
@@ -29,15 +29,34 @@ pub struct RunMeta {
     pub end: SimTime,
 }
 
+/// The values of a column a WMS adds to `jobs.parquet` or `pilots.parquet`, one per row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExtraValues {
+    U32(Vec<Option<u32>>),
+    Str(Vec<Option<String>>),
+}
+
+/// A column a WMS adds to an output table (a DIRAC task-queue id, a pilot's kind).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExtraColumn {
+    pub name: String,
+    pub values: ExtraValues,
+}
+
 /// What a finished run hands to the output writers.
 pub struct RunData<'a> {
     pub meta: RunMeta,
     pub scenario: &'a Scenario,
     pub jobs: &'a [Job],
-    pub pilots: &'a [Pilot],
+    pub grid: &'a Grid,
     pub recorder: &'a mut recorder::Recorder,
     /// The share entities each job stream counts for.
     pub entities_of_stream: &'a [recorder::JobEntities],
+    /// The name of each WMS instance, by `ids::WmsId`.
+    pub wms_names: Vec<String>,
+    /// Columns the WMSs add to `jobs.parquet` and `pilots.parquet`.
+    pub job_columns: Vec<ExtraColumn>,
+    pub pilot_columns: Vec<ExtraColumn>,
 }
 
 /// CE names and their site names, flattened in scenario order (CE index order).

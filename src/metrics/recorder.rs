@@ -2,62 +2,13 @@
 //! time integrals after the warm-up, and periodic samples for `timeseries.parquet`.
 //!
 //! Integrals are exact (updated at every change), so achieved shares do not depend on the
-//! sampling interval.
+//! sampling interval. The recorder only observes: no decision of the model reads it (the
+//! share corrector reads the simulation's `workload::Accounting`).
 
 use crate::engine::SimTime;
 
-/// The level of a share entity.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Level {
-    /// A DIRAC group, sharing with the other groups.
-    Group,
-    /// A user of a non-JOB_SHARING group, sharing with the group's other users.
-    User,
-}
-
-impl Level {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Level::Group => "group",
-            Level::User => "user",
-        }
-    }
-}
-
-/// A share entity: a group, or a user inside a non-JOB_SHARING group.
-#[derive(Debug, Clone, PartialEq)]
-pub struct EntityDef {
-    /// `lhcb_user` for a group, `lhcb_user/alice` for a user.
-    pub name: String,
-    pub level: Level,
-    /// Index of the group entity a user belongs to.
-    pub parent: Option<usize>,
-    /// Target share among its siblings: JobShare / Σ JobShare for groups, 1/U for users.
-    pub target_share: f64,
-}
-
-/// The entities a job counts for: its group and, for non-JOB_SHARING groups, its user.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct JobEntities {
-    pub group: usize,
-    pub user: Option<usize>,
-}
-
-impl JobEntities {
-    fn each(self) -> impl Iterator<Item = usize> {
-        std::iter::once(self.group).chain(self.user)
-    }
-}
-
-/// Pilot counts at a sampling instant.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct PilotCounts {
-    /// Submitted or Waiting.
-    pub waiting: u32,
-    pub running: u32,
-    /// Aborted so far (cumulative).
-    pub aborted: u32,
-}
+pub use crate::grid::PilotCounts;
+pub use crate::workload::{EntityDef, JobEntities, Level};
 
 /// One sampling instant.
 #[derive(Debug, Clone, PartialEq)]
@@ -90,8 +41,6 @@ pub struct Recorder {
     job_seconds: Vec<f64>,
     /// ∫ running·power dt after the warm-up: delivered CPU work.
     cpu_work: Vec<f64>,
-    /// ∫ running dt since time 0 (the accounting the share corrector reads).
-    total_job_seconds: Vec<f64>,
     /// Index of each entity's sibling set (all groups; or the users of one group).
     sibling_set: Vec<usize>,
     pub samples: Vec<Sample>,
@@ -110,18 +59,13 @@ impl Recorder {
             last_change: vec![SimTime::ZERO; n],
             job_seconds: vec![0.0; n],
             cpu_work: vec![0.0; n],
-            total_job_seconds: vec![0.0; n],
             sibling_set,
             samples: Vec::new(),
         }
     }
 
     fn advance(&mut self, e: usize, now: SimTime) {
-        let last = self.last_change[e];
-        if now > last {
-            self.total_job_seconds[e] += f64::from(self.running[e]) * (now - last).as_secs_f64();
-        }
-        let from = last.max(self.warmup);
+        let from = self.last_change[e].max(self.warmup);
         if now > from {
             let dt = (now - from).as_secs_f64();
             self.job_seconds[e] += f64::from(self.running[e]) * dt;
@@ -196,12 +140,6 @@ impl Recorder {
         self.sibling_shares(&self.cpu_work)
     }
 
-    /// Job-seconds per entity since time 0, up to `now`.
-    pub fn total_job_seconds(&mut self, now: SimTime) -> &[f64] {
-        self.advance_all(now);
-        &self.total_job_seconds
-    }
-
     /// Record a sample.
     pub fn sample(&mut self, now: SimTime, pilots: PilotCounts) {
         let (achieved, achieved_cpu) = if now > self.warmup {
@@ -259,7 +197,6 @@ mod tests {
         // CPU work: prod 400·10 = 4000, user/a 200·5 = 1000, user/b 100·10 = 1000.
         let c = r.achieved_cpu_shares(SimTime::from_secs(300));
         assert!((c[0] - 4000.0 / 6000.0).abs() < 1e-12 && (c[2] - 0.5).abs() < 1e-12, "{c:?}");
-        assert_eq!(r.total_job_seconds(SimTime::from_secs(300)), &[600.0, 350.0, 250.0, 100.0]);
         r.sample(SimTime::from_secs(300), PilotCounts::default());
         assert_eq!(r.samples[0].running, vec![2, 1, 0, 1]);
         assert_eq!(r.samples[0].share[0], 2.0 / 3.0);

@@ -35,6 +35,10 @@ pub struct PilotSummary {
     pub used: u64,
     pub waiting_at_end: u64,
     pub running_at_end: u64,
+    /// Submitted but never started: aborted, cancelled while waiting, or still waiting.
+    pub never_started: u64,
+    /// Submissions a CE refused (its `MaxWaitingJobs` / `MaxTotalJobs`); not in `submitted`.
+    pub refused: u64,
 }
 
 /// Waiting-time statistics (seconds from submission to match).
@@ -83,6 +87,8 @@ pub struct Summary {
     pub pilots: PilotSummary,
     /// used / started pilots.
     pub pilot_efficiency: Option<f64>,
+    /// used / submitted pilots: how many of the pilots sent out ran a job.
+    pub submission_efficiency: Option<f64>,
     pub warmup_hours: f64,
     pub entities: BTreeMap<String, EntitySummary>,
     /// Largest |running share − target| over group entities and samples after the warm-up.
@@ -139,17 +145,20 @@ pub fn build(run: &mut RunData) -> Summary {
         running_at_end: count(JobStatus::Running),
         waiting_at_end: count(JobStatus::Waiting),
     };
-    let pcount = |st: PilotStatus| run.pilots.iter().filter(|p| p.status == st).count() as u64;
-    let started = run.pilots.iter().filter(|p| p.started.is_some());
+    let all = &run.grid.pilots;
+    let pcount = |st: PilotStatus| all.iter().filter(|p| p.status == st).count() as u64;
+    let started = all.iter().filter(|p| p.started.is_some());
     let pilots = PilotSummary {
-        submitted: run.pilots.len() as u64,
+        submitted: all.len() as u64,
         aborted: pcount(PilotStatus::Aborted),
         cancelled: pcount(PilotStatus::Cancelled),
         failed: pcount(PilotStatus::Failed),
         empty: started.clone().filter(|p| p.jobs_run == 0).count() as u64,
         used: started.clone().filter(|p| p.jobs_run > 0).count() as u64,
-        waiting_at_end: run.pilots.iter().filter(|p| p.status.is_waiting()).count() as u64,
+        waiting_at_end: all.iter().filter(|p| p.status.is_waiting()).count() as u64,
         running_at_end: pcount(PilotStatus::Running),
+        never_started: all.iter().filter(|p| p.started.is_none()).count() as u64,
+        refused: u64::from(run.grid.counts().refused),
     };
     let n_started = started.count() as f64;
     let end = run.meta.end;
@@ -229,6 +238,7 @@ pub fn build(run: &mut RunData) -> Summary {
         events_per_second: if m.wall_seconds > 0.0 { m.events as f64 / m.wall_seconds } else { 0.0 },
         jobs,
         pilot_efficiency: (n_started > 0.0).then(|| pilots.used as f64 / n_started),
+        submission_efficiency: (pilots.submitted > 0).then(|| pilots.used as f64 / pilots.submitted as f64),
         pilots,
         warmup_hours: run.scenario.output.warmup_s / 3600.0,
         entities,

@@ -53,6 +53,24 @@ fn default_setup() -> String {
     "Production".into()
 }
 
+impl Default for DiracConfig {
+    /// Every option at its real default, no group (what `dirac: ()` gives).
+    fn default() -> Self {
+        Self {
+            setup: default_setup(),
+            groups: Vec::new(),
+            task_queues: TaskQueueSettings::default(),
+            matcher: MatcherSettings::default(),
+            priority: PrioritySettings::default(),
+            director: DirectorSettings::default(),
+            job_agent: JobAgentSettings::default(),
+            pilot_status: PilotStatusSettings::default(),
+            share_corrections: ShareCorrections::default(),
+            cfg_file: None,
+        }
+    }
+}
+
 /// PilotStatusAgent options (reference §4.3, "Pilot states").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]

@@ -115,23 +115,24 @@ pub fn load_file(path: &Path) -> Result<Loaded, LoadError> {
 /// scenario lists none, the ShareCorrections if the scenario leaves them at their defaults.
 /// Returns the cfg text, if there was a file.
 fn apply_cfg_file(s: &mut Scenario, base: &Path) -> Result<Option<String>, LoadError> {
-    let Some(rel) = s.dirac.cfg_file.clone() else { return Ok(None) };
+    let Some(d) = s.dirac.as_mut() else { return Ok(None) };
+    let Some(rel) = d.cfg_file.clone() else { return Ok(None) };
     let path = base.join(&rel);
     let file = path.display().to_string();
     let text = std::fs::read_to_string(&path)
         .map_err(|e| LoadError::Io { file: file.clone(), message: format!("dirac.cfg_file: {e}") })?;
-    let import = dirac_cfg::import_with(&text, s.dirac.share_corrections.variant).map_err(|e| LoadError::Syntax {
+    let import = dirac_cfg::import_with(&text, d.share_corrections.variant).map_err(|e| LoadError::Syntax {
         file,
         line: e.line,
         col: e.col,
         message: e.kind.to_string(),
     })?;
-    if s.dirac.groups.is_empty() {
-        s.dirac.groups = import.groups;
+    if d.groups.is_empty() {
+        d.groups = import.groups;
     }
     if let Some(sc) = import.share_corrections {
-        if s.dirac.share_corrections == Default::default() {
-            s.dirac.share_corrections = sc;
+        if d.share_corrections == Default::default() {
+            d.share_corrections = sc;
         }
     }
     Ok(Some(text))
@@ -169,7 +170,7 @@ mod tests {
         let path = dir.join("s.ron");
         std::fs::write(&path, &text).unwrap();
         let loaded = load_file(&path).unwrap();
-        let d = &loaded.scenario.dirac;
+        let d = loaded.scenario.dirac.as_ref().unwrap();
         assert_eq!(d.groups.len(), 2);
         assert_eq!((d.groups[0].job_share, d.groups[0].job_sharing()), (3000.0, true));
         assert!(d.share_corrections.enabled);

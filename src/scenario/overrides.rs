@@ -98,7 +98,7 @@ mod tests {
             ],
         )
         .unwrap();
-        assert_eq!(s.dirac.director.extra_pilot_fraction, 0.5);
+        assert_eq!(s.dirac.as_ref().unwrap().director.extra_pilot_fraction, 0.5);
         assert_eq!(s.sites[0].ces[0].slots, 7);
         assert_eq!(s.sites[1].ces[0].cpu_power, 3.0);
         assert_eq!(s.name, "renamed");

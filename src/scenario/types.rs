@@ -35,8 +35,10 @@ pub struct Scenario {
     /// Network links between sites (used by PanDA brokerage; recorded and validated today).
     #[serde(default)]
     pub network: Vec<Link>,
-    /// The DIRAC WMS configuration: groups, task queues, matcher, priorities, director.
-    pub dirac: DiracConfig,
+    /// The DIRAC WMS: groups, task queues, matcher, priorities, director. One WMS section
+    /// is required (`panda:` and `factory:` come next).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dirac: Option<DiracConfig>,
     /// Job streams submitted during the run.
     pub workload: Vec<JobStream>,
     /// Thresholds that `pilotsim check` verifies on the summary.
@@ -46,6 +48,13 @@ pub struct Scenario {
 
 fn default_seed() -> u64 {
     1
+}
+
+impl Scenario {
+    /// The `dirac` section, created with its defaults if absent (for edits and tests).
+    pub fn dirac_mut(&mut self) -> &mut DiracConfig {
+        self.dirac.get_or_insert_with(DiracConfig::default)
+    }
 }
 
 /// How metrics are sampled. These defaults are pilotsim's own.

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeSet;
 
+use super::dirac::DiracConfig;
 use super::expect::parse_threshold;
 use super::types::{Arrival, Distribution, Scenario};
 use crate::dirac::corrector;
@@ -164,8 +165,17 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
         }
     }
 
+    // The WMS sections: at least one.
+    let none = DiracConfig::default();
+    let d = match &s.dirac {
+        Some(d) => d,
+        None => {
+            c.fail("dirac", "no WMS section: a scenario needs one, today `dirac: (groups: [...])` (PanDA and the pilot factory come next)");
+            &none
+        }
+    };
+
     // DIRAC.
-    let d = &s.dirac;
     if d.groups.is_empty() {
         c.fail("dirac.groups", "at least one group is needed");
     }
@@ -283,7 +293,7 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
             }
         }
         c.probability(&format!("{p}.failure_probability"), w.failure_probability);
-        if c.problems.is_empty() && !stream_can_run_somewhere(s, i) {
+        if c.problems.is_empty() && !stream_can_run_somewhere(s, d, i) {
             c.fail(
                 p.clone(),
                 format!(
@@ -305,10 +315,10 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
 }
 
 /// True if at least one CE satisfies the stream's site, CE, platform, tag and CPU requirements.
-fn stream_can_run_somewhere(s: &Scenario, i: usize) -> bool {
+fn stream_can_run_somewhere(s: &Scenario, d: &DiracConfig, i: usize) -> bool {
     let w = &s.workload[i];
-    let segment = s.dirac.task_queues.cpu_segments.fit(w.cpu_time);
-    let ja = &s.dirac.job_agent;
+    let segment = d.task_queues.cpu_segments.fit(w.cpu_time);
+    let ja = &d.job_agent;
     s.sites.iter().any(|site| {
         (w.sites.is_empty() || w.sites.contains(&site.name))
             && !w.banned_sites.contains(&site.name)
@@ -359,14 +369,14 @@ mod tests {
         assert!(has(&problems_of(|s| s.workload[0].count = 0), "workload[0].count"));
         assert!(has(&problems_of(|s| s.workload[0].user_priority = 11), "workload[0].user_priority"));
         assert!(has(
-            &problems_of(|s| s.dirac.director.private_pilot_fraction = -0.1),
+            &problems_of(|s| s.dirac_mut().director.private_pilot_fraction = -0.1),
             "dirac.director.private_pilot_fraction"
         ));
-        assert!(has(&problems_of(|s| s.dirac.groups.iter_mut().for_each(|g| g.job_share = 0.0)), "dirac.groups"));
+        assert!(has(&problems_of(|s| s.dirac_mut().groups.iter_mut().for_each(|g| g.job_share = 0.0)), "dirac.groups"));
         assert!(has(&problems_of(|s| s.sites[1].name = s.sites[0].name.clone()), "sites[1].name"));
         assert!(has(&problems_of(|s| s.expect.thresholds = vec!["x ~ 3".into()]), "expect.thresholds[0]"));
         assert!(has(
-            &problems_of(|s| s.dirac.director.default_submit_pools = vec!["SAM".into()]),
+            &problems_of(|s| s.dirac_mut().director.default_submit_pools = vec!["SAM".into()]),
             "dirac.director.default_submit_pools[0]"
         ));
     }

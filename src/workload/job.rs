@@ -1,15 +1,15 @@
-//! A job's life in the simulation: what the JobDB would record.
+//! A job's life in the simulation: what a WMS's job database would record, in neutral terms.
+//! Where a WMS keeps a job while it waits (a DIRAC task queue) is in that WMS's own tables.
 
-use crate::dirac::taskqueue::{JobId, TqId};
 use crate::engine::SimTime;
-use crate::grid::PilotId;
+use crate::ids::{CeId, JobId, PilotId, WmsId};
 
 /// Job states (DIRAC's JobStatus, reduced to what the model distinguishes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum JobStatus {
     /// Not submitted yet (its submission time is after the current time).
     Pending,
-    /// In a task queue.
+    /// Submitted to its WMS, waiting for a pilot (in DIRAC: in a task queue).
     Waiting,
     /// Matched by a pilot and running.
     Running,
@@ -41,14 +41,16 @@ pub struct Job {
     pub submitted: SimTime,
     /// Actual CPU work, normalised seconds.
     pub cpu_work: f64,
+    /// Cores it needs (1 for every job stream today).
+    pub cores: u32,
+    /// The WMS instance it was submitted to.
+    pub wms: WmsId,
     pub status: JobStatus,
-    /// Task queue it waited in.
-    pub tq: Option<TqId>,
     /// When a pilot matched it (it starts at once).
     pub matched: Option<SimTime>,
     pub ended: Option<SimTime>,
     /// CE index and pilot that ran it.
-    pub ce: Option<u32>,
+    pub ce: Option<CeId>,
     pub pilot: Option<PilotId>,
 }
 

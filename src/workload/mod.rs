@@ -1,11 +1,15 @@
 //! Job arrivals: the jobs of every stream, with their submission times and CPU work,
 //! drawn from per-stream random streams so that adding a stream changes no other.
 
+pub mod accounting;
 pub mod config;
+pub mod entities;
 pub mod job;
 
 use crate::engine::{RngStreams, SimDuration, SimTime, dist};
+pub use accounting::Accounting;
 pub use config::{Arrival, JobStream};
+pub use entities::{EntityDef, JobEntities, Level, ShareEntities};
 pub use job::{Job, JobStatus};
 
 /// One job as submitted.

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use crate::dirac::taskqueue::TqId;
 use crate::engine::SimTime;
-use crate::grid::PilotId;
+use crate::ids::PilotId;
 
 #[derive(Debug, Clone, Default)]
 struct Window {

@@ -1,14 +1,15 @@
-//! The middleware's choice of CE for a pilot (gLite WMS ranking).
+//! The middleware's choice of CE for a pilot (the gLite WMS ranking).
 //!
-//! DIRAC hands pilots to the WMS with the list of CEs that can run them; the WMS ranks the
-//! CEs, typically by estimated response time. We rank by free capacity: slots minus running
-//! and waiting pilots, highest first, ties broken at random. This is a model of the
-//! middleware, outside DIRAC's own code.
+//! DIRAC's 2009 director hands pilots to the gLite WMS with the list of CEs that can run them;
+//! the WMS ranks the CEs, typically by estimated response time. We rank by free capacity:
+//! slots minus busy slots and waiting pilots, highest first, ties broken at random. This is a
+//! model of grid middleware, outside any WMS's own code; the random stream is the caller's.
 
 use rand::Rng;
 
 use super::CeState;
 use crate::engine::dist;
+use crate::ids::CeId;
 
 /// Rank of a CE: free slots after the pilots already waiting there (may be negative).
 pub fn rank(state: &CeState, slots: u32) -> i64 {
@@ -16,8 +17,8 @@ pub fn rank(state: &CeState, slots: u32) -> i64 {
 }
 
 /// Choose the best-ranked CE among `candidates` (indices into `states`/`slots`).
-pub fn choose<R: Rng + ?Sized>(candidates: &[u32], states: &[CeState], slots: &[u32], rng: &mut R) -> Option<u32> {
-    let rank_of = |c: u32| rank(&states[c as usize], slots[c as usize]);
+pub fn choose<R: Rng + ?Sized>(candidates: &[CeId], states: &[CeState], slots: &[u32], rng: &mut R) -> Option<CeId> {
+    let rank_of = |c: CeId| rank(&states[c as usize], slots[c as usize]);
     let best = candidates.iter().map(|&c| rank_of(c)).max()?;
     let tied = || candidates.iter().copied().filter(move |&c| rank_of(c) == best);
     tied().nth(dist::index(rng, tied().count()))

@@ -1,13 +1,15 @@
-//! Building the world from a scenario: interning names, task-queue definitions of each job
-//! stream, share entities, and the CEs each submit pool reaches.
+//! What the DIRAC WMS derives once from a scenario: interned names, the task-queue
+//! definition of each job stream, the share entities, and the CEs each submit pool reaches.
 
 use std::collections::BTreeMap;
 
 use crate::dirac::matcher::{PilotIdentity, Resource};
 use crate::dirac::taskqueue::{TqDefinition, canonical};
-use crate::metrics::recorder::{EntityDef, JobEntities, Level};
+use crate::ids::CeId;
 use crate::scenario::Scenario;
+use crate::scenario::dirac::DiracConfig;
 use crate::scenario::types::Ce;
+use crate::workload::{EntityDef, JobEntities, Level, ShareEntities};
 
 /// String interner: names become dense `u32` ids, in first-seen order.
 #[derive(Debug, Clone, Default)]
@@ -33,12 +35,17 @@ impl Names {
         &self.names[id as usize]
     }
 
+    /// `(name without the prefix, id)` of every name with this prefix, in name order.
+    pub fn with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a str, u32)> + 'a {
+        self.ids.range(prefix.to_string()..).map_while(move |(n, &id)| n.strip_prefix(prefix).map(|b| (b, id)))
+    }
+
     fn ids(&mut self, names: &[String]) -> Vec<u32> {
         canonical(names.iter().map(|n| self.id(n)).collect())
     }
 }
 
-/// Everything static the world needs, derived once from the scenario.
+/// Everything static the DIRAC WMS needs, derived once from the scenario.
 #[derive(Debug, Clone)]
 pub struct Static {
     /// Interned names of sites, CEs, platforms, tags, pools, users, groups, setups.
@@ -58,12 +65,10 @@ pub struct Static {
     pub group_share: BTreeMap<u32, f64>,
     /// TQ definition of each stream.
     pub stream_def: Vec<TqDefinition>,
-    /// Share entities of each stream.
-    pub stream_entities: Vec<JobEntities>,
-    /// Share entities (groups with jobs, then users of non-JOB_SHARING groups).
-    pub entities: Vec<EntityDef>,
+    /// JDL `Priority` (UserPriority) of each stream's jobs.
+    pub stream_user_priority: Vec<u8>,
     /// Submit pool id → CE indices it reaches.
-    pub pool_ces: BTreeMap<u32, Vec<u32>>,
+    pub pool_ces: BTreeMap<u32, Vec<CeId>>,
     /// Interned DefaultSubmitPools.
     pub default_pools: Vec<u32>,
     /// Interned pilot type "private".
@@ -73,11 +78,11 @@ pub struct Static {
 }
 
 impl Static {
-    /// Derive the static world from a validated scenario.
-    pub fn new(s: &Scenario) -> Self {
+    /// Derive the static tables from a validated scenario and its `dirac` section.
+    pub fn new(s: &Scenario, d: &DiracConfig) -> Self {
         let mut names = Names::default();
         let private_type = names.id("private");
-        let setup = names.id(&format!("setup:{}", s.dirac.setup));
+        let setup = names.id(&format!("setup:{}", d.setup));
         let mut ces = Vec::new();
         let (mut ce_site_id, mut ce_name_id, mut ce_platform_id, mut ce_tags, mut ce_slots) =
             (vec![], vec![], vec![], vec![], vec![]);
@@ -95,13 +100,13 @@ impl Static {
         }
         let mut job_sharing = BTreeMap::new();
         let mut group_share = BTreeMap::new();
-        for g in &s.dirac.groups {
+        for g in &d.groups {
             let id = names.id(&format!("group:{}", g.name));
             job_sharing.insert(id, g.job_sharing());
             group_share.insert(id, g.job_share);
         }
         let prefixed = |p: &str, v: &[String]| -> Vec<String> { v.iter().map(|x| format!("{p}:{x}")).collect() };
-        let segments = &s.dirac.task_queues.cpu_segments;
+        let segments = &d.task_queues.cpu_segments;
         let stream_def = s
             .workload
             .iter()
@@ -120,16 +125,15 @@ impl Static {
                 force_generic: w.force_generic,
             })
             .collect();
-        let (entities, stream_entities) = share_entities(s);
         let mut pool_ces = BTreeMap::new();
-        for pool in &s.dirac.director.submit_pools {
+        for pool in &d.director.submit_pools {
             let id = names.id(&format!("pool:{}", pool.name));
-            let list: Vec<u32> = (0..ces.len() as u32)
+            let list: Vec<CeId> = (0..ces.len() as CeId)
                 .filter(|&c| pool.ces.is_empty() || pool.ces.contains(&ces[c as usize].name))
                 .collect();
             pool_ces.insert(id, list);
         }
-        let default_pools = names.ids(&prefixed("pool", &s.dirac.director.default_submit_pools));
+        let default_pools = names.ids(&prefixed("pool", &d.director.default_submit_pools));
         Self {
             names,
             ces,
@@ -141,8 +145,7 @@ impl Static {
             job_sharing,
             group_share,
             stream_def,
-            stream_entities,
-            entities,
+            stream_user_priority: s.workload.iter().map(|w| w.user_priority).collect(),
             pool_ces,
             default_pools,
             private_type,
@@ -151,7 +154,7 @@ impl Static {
     }
 
     /// The resource description a pilot at CE `c` presents to the Matcher.
-    pub fn resource(&self, c: u32, identity: PilotIdentity, cpu_time: f64) -> Resource<'_> {
+    pub fn resource(&self, c: CeId, identity: PilotIdentity, cpu_time: f64) -> Resource<'_> {
         let c = c as usize;
         Resource {
             identity,
@@ -176,14 +179,14 @@ impl Static {
 /// Groups that have jobs are entities with target JobShare / Σ JobShare (over those groups);
 /// users of non-JOB_SHARING groups are entities with target 1/U among the group's users
 /// that have jobs (seed 002).
-pub fn share_entities(s: &Scenario) -> (Vec<EntityDef>, Vec<JobEntities>) {
+pub fn share_entities(s: &Scenario, d: &DiracConfig) -> ShareEntities {
     let mut groups: Vec<&str> = Vec::new();
     for w in &s.workload {
         if !groups.contains(&w.group.as_str()) {
             groups.push(&w.group);
         }
     }
-    let config = |g: &str| s.dirac.groups.iter().find(|c| c.name == g).expect("validated group");
+    let config = |g: &str| d.groups.iter().find(|c| c.name == g).expect("validated group");
     let total: f64 = groups.iter().map(|g| config(g).job_share).sum();
     let mut entities: Vec<EntityDef> = groups
         .iter()
@@ -213,7 +216,7 @@ pub fn share_entities(s: &Scenario) -> (Vec<EntityDef>, Vec<JobEntities>) {
             });
         }
     }
-    let streams = s
+    let of_stream = s
         .workload
         .iter()
         .map(|w| {
@@ -223,5 +226,5 @@ pub fn share_entities(s: &Scenario) -> (Vec<EntityDef>, Vec<JobEntities>) {
             JobEntities { group, user }
         })
         .collect();
-    (entities, streams)
+    ShareEntities { defs: entities, of_stream }
 }

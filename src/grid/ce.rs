@@ -1,0 +1,370 @@
+//! The CE life cycle as one state machine (issue 8 item 3; seed 000's pilot states,
+//! reference `dirac.md` §4.3):
+//!
+//! ```text
+//! submit ──refused (MaxWaitingJobs / MaxTotalJobs)
+//!   │ middleware: abort (after abort_delay) │ stuck (Waiting for ever) │ wait (pilot_wait)
+//!   ▼
+//! batch queue (FIFO) ──▶ slots taken: Running ──▶ fails on a black-hole node: Failed
+//!                                      │ runs jobs on its cores
+//!                                      ▼
+//!                 exits / walltime reached: Done │ cancelled by its WMS: Cancelled
+//! ```
+//!
+//! Engine-agnostic: methods take the current time, return the grid events to schedule
+//! ([`GridEvent`]) and append what happened to pilots to a [`Transition`] list, in order. The
+//! random draws of a CE (wait, abort, stuck, failure) come from its own named streams
+//! (`ce:<name>/wait` …), so adding a CE or a WMS never changes another CE's draws.
+
+use std::collections::VecDeque;
+
+use super::config::{Ce, Site};
+use super::pilot::{Pilot, PilotShape, PilotStatus};
+use crate::engine::{RngStreams, SimDuration, SimRng, SimTime, dist};
+use crate::ids::{CeId, JobId, PilotId, SiteId, WmsId};
+
+/// Run-time state of one CE.
+#[derive(Debug, Clone, Default)]
+pub struct CeState {
+    /// Slots (cores) held by running pilots.
+    pub busy: u32,
+    /// Pilots in the batch queue waiting for slots, first come first served.
+    pub queue: VecDeque<PilotId>,
+    /// Pilots submitted to this CE that have not started or ended (Submitted or Waiting).
+    pub waiting: u32,
+    /// Pilots holding slots.
+    pub running: u32,
+    /// Submissions refused because of a cap.
+    pub refused: u32,
+}
+
+/// What the grid asks the simulation to schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GridEvent {
+    /// The pilot leaves the middleware and reaches its CE's batch queue.
+    PilotReachesBatch(PilotId),
+    /// The middleware aborts the pilot.
+    PilotAborted(PilotId),
+}
+
+/// Why a CE refused a submission (DIRAC CS queue options, reference `dirac.md` §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// `MaxWaitingJobs`: this many pilots are already waiting at the CE.
+    MaxWaitingJobs(u32),
+    /// `MaxTotalJobs`: this many pilots are already waiting or running at the CE.
+    MaxTotalJobs(u32),
+}
+
+/// What happened to a pilot, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transition {
+    /// It took its slots (it may fail at once: an `Ended(.., Failed)` follows).
+    Started(PilotId),
+    /// It ended in this final status.
+    Ended(PilotId, PilotStatus),
+    /// A job it was running was killed with it (the pilot was cancelled).
+    JobKilled(PilotId, JobId),
+}
+
+/// Pilot counts now, over every CE.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PilotCounts {
+    /// Submitted or Waiting.
+    pub waiting: u32,
+    pub running: u32,
+    /// Aborted so far (cumulative).
+    pub aborted: u32,
+    /// Submissions refused by a CE so far (cumulative).
+    pub refused: u32,
+}
+
+/// The random streams of one CE.
+#[derive(Debug, Clone)]
+struct CeStreams {
+    wait: SimRng,
+    abort: SimRng,
+    stuck: SimRng,
+    failure: SimRng,
+}
+
+/// The whole grid: CE configuration and state, and every pilot.
+#[derive(Debug, Clone)]
+pub struct Grid {
+    /// CE configurations, flattened site by site ([`CeId`] order).
+    pub ces: Vec<Ce>,
+    /// The site of each CE.
+    pub ce_site: Vec<SiteId>,
+    /// Site names ([`SiteId`] order).
+    pub site_names: Vec<String>,
+    /// Slots of each CE.
+    pub ce_slots: Vec<u32>,
+    /// Run-time state of each CE.
+    pub state: Vec<CeState>,
+    /// Every pilot, by id.
+    pub pilots: Vec<Pilot>,
+    aborted: u32,
+    rng: Vec<CeStreams>,
+}
+
+impl Grid {
+    /// The grid of a scenario's sites, empty of pilots.
+    pub fn new(sites: &[Site], rngs: &RngStreams) -> Self {
+        let mut ces = Vec::new();
+        let mut ce_site = Vec::new();
+        for (s, site) in sites.iter().enumerate() {
+            for ce in &site.ces {
+                ces.push(ce.clone());
+                ce_site.push(s as SiteId);
+            }
+        }
+        let stream = |c: &Ce, purpose: &str| rngs.stream(&format!("ce:{}/{purpose}", c.name));
+        let rng = ces
+            .iter()
+            .map(|c| CeStreams {
+                wait: stream(c, "wait"),
+                abort: stream(c, "abort"),
+                stuck: stream(c, "stuck"),
+                failure: stream(c, "failure"),
+            })
+            .collect();
+        Self {
+            ce_slots: ces.iter().map(|c| c.slots).collect(),
+            state: vec![CeState::default(); ces.len()],
+            ces,
+            ce_site,
+            site_names: sites.iter().map(|s| s.name.clone()).collect(),
+            pilots: Vec::new(),
+            aborted: 0,
+            rng,
+        }
+    }
+
+    /// The pilot with this id.
+    pub fn pilot(&self, p: PilotId) -> &Pilot {
+        &self.pilots[p as usize]
+    }
+
+    /// Hand a pilot to the middleware of CE `ce`. The CE refuses it when a cap of its queue
+    /// is reached (no draw is made then); otherwise the middleware decides now whether it
+    /// aborts the pilot or leaves it stuck, and when it reaches the batch queue.
+    pub fn submit(
+        &mut self,
+        now: SimTime,
+        ce: CeId,
+        wms: WmsId,
+        shape: PilotShape,
+    ) -> Result<(PilotId, SimTime, GridEvent), Refusal> {
+        let c = ce as usize;
+        let (cfg, st) = (&self.ces[c], &mut self.state[c]);
+        if let Some(max) = cfg.max_waiting_jobs.filter(|&m| st.waiting >= m) {
+            st.refused += 1;
+            return Err(Refusal::MaxWaitingJobs(max));
+        }
+        if let Some(max) = cfg.max_total_jobs.filter(|&m| st.waiting + st.running >= m) {
+            st.refused += 1;
+            return Err(Refusal::MaxTotalJobs(max));
+        }
+        let id = self.pilots.len() as PilotId;
+        let rng = &mut self.rng[c];
+        let aborts = dist::bernoulli(&mut rng.abort, cfg.abort_probability);
+        let stuck = !aborts && dist::bernoulli(&mut rng.stuck, cfg.stuck_probability);
+        let (delay, event) = if aborts {
+            (cfg.abort_delay.sample(&mut rng.abort), GridEvent::PilotAborted(id))
+        } else {
+            (cfg.pilot_wait.sample(&mut rng.wait), GridEvent::PilotReachesBatch(id))
+        };
+        self.pilots.push(Pilot {
+            id,
+            ce,
+            wms,
+            cores: shape.cores,
+            status: PilotStatus::Submitted,
+            submitted: now,
+            started: None,
+            ended: None,
+            jobs_run: 0,
+            stuck,
+            running: Vec::new(),
+            free_cores: shape.cores,
+        });
+        self.state[c].waiting += 1;
+        Ok((id, now + SimDuration::from_secs_f64(delay), event))
+    }
+
+    /// The pilot leaves the middleware: it takes its slots at once if nobody queues before it
+    /// and they are free, otherwise it queues. A stuck pilot stays Waiting for ever.
+    pub fn reaches_batch(&mut self, now: SimTime, p: PilotId, out: &mut Vec<Transition>) {
+        let pilot = &mut self.pilots[p as usize];
+        if pilot.status != PilotStatus::Submitted {
+            return; // aborted or cancelled meanwhile
+        }
+        pilot.status = PilotStatus::Waiting;
+        if pilot.stuck {
+            return;
+        }
+        let (c, cores) = (pilot.ce as usize, pilot.cores);
+        if self.state[c].queue.is_empty() && self.fits(c, cores) {
+            self.start(now, p, out);
+        } else {
+            self.state[c].queue.push_back(p);
+        }
+    }
+
+    /// The middleware aborts a pilot that is still waiting.
+    pub fn abort(&mut self, now: SimTime, p: PilotId, out: &mut Vec<Transition>) {
+        if self.give_up_waiting(now, p, PilotStatus::Aborted) {
+            self.aborted += 1;
+            out.push(Transition::Ended(p, PilotStatus::Aborted));
+        }
+    }
+
+    /// The WMS cancels a pilot: a waiting one leaves the queue, a running one is killed with
+    /// its jobs. Returns false if it had ended already.
+    pub fn cancel(&mut self, now: SimTime, p: PilotId, out: &mut Vec<Transition>) -> bool {
+        if self.give_up_waiting(now, p, PilotStatus::Cancelled) {
+            out.push(Transition::Ended(p, PilotStatus::Cancelled));
+            return true;
+        }
+        if self.pilots[p as usize].status != PilotStatus::Running {
+            return false;
+        }
+        for j in std::mem::take(&mut self.pilots[p as usize].running) {
+            out.push(Transition::JobKilled(p, j));
+        }
+        self.end(now, p, PilotStatus::Cancelled, out);
+        true
+    }
+
+    fn give_up_waiting(&mut self, now: SimTime, p: PilotId, status: PilotStatus) -> bool {
+        let pilot = &mut self.pilots[p as usize];
+        if !pilot.status.is_waiting() {
+            return false;
+        }
+        pilot.status = status;
+        pilot.ended = Some(now);
+        self.state[pilot.ce as usize].waiting -= 1;
+        true
+    }
+
+    fn fits(&self, c: usize, cores: u32) -> bool {
+        self.state[c].busy + cores <= self.ce_slots[c]
+    }
+
+    /// Slots were free for `p`: it starts now, or fails at once on a black-hole node.
+    fn start(&mut self, now: SimTime, p: PilotId, out: &mut Vec<Transition>) {
+        let pilot = &mut self.pilots[p as usize];
+        let c = pilot.ce as usize;
+        let st = &mut self.state[c];
+        st.waiting -= 1;
+        st.running += 1;
+        st.busy += pilot.cores;
+        pilot.status = PilotStatus::Running;
+        pilot.started = Some(now);
+        out.push(Transition::Started(p));
+        let fails = dist::bernoulli(&mut self.rng[c].failure, self.ces[c].pilot_failure_probability);
+        if fails {
+            self.end(now, p, PilotStatus::Failed, out);
+        }
+    }
+
+    /// A running pilot ends (it exits, fails, is cancelled or reaches its walltime): its
+    /// slots go to the pilots at the head of the batch queue that fit, in order.
+    pub fn end(&mut self, now: SimTime, p: PilotId, status: PilotStatus, out: &mut Vec<Transition>) {
+        debug_assert!(now <= self.walltime_limit(p), "pilot {p} outlived its walltime");
+        let pilot = &mut self.pilots[p as usize];
+        debug_assert!(pilot.running.is_empty(), "pilot {p} ends with jobs running");
+        let c = pilot.ce as usize;
+        pilot.status = status;
+        pilot.ended = Some(now);
+        let st = &mut self.state[c];
+        st.busy -= pilot.cores;
+        st.running -= 1;
+        out.push(Transition::Ended(p, status));
+        while let Some(&next) = self.state[c].queue.front() {
+            let pilot = &self.pilots[next as usize];
+            if pilot.status != PilotStatus::Waiting {
+                self.state[c].queue.pop_front(); // aborted or cancelled while queued
+            } else if self.fits(c, pilot.cores) {
+                self.state[c].queue.pop_front();
+                self.start(now, next, out);
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// When the batch system kills a running pilot: its start plus the CE's walltime limit.
+    pub fn walltime_limit(&self, p: PilotId) -> SimTime {
+        let pilot = &self.pilots[p as usize];
+        pilot.started.expect("running") + SimDuration::from_secs_f64(self.ces[pilot.ce as usize].max_walltime_s)
+    }
+
+    /// Job `j` starts in pilot `p` on `cores` of its free cores; false if they are not free.
+    pub fn start_job(&mut self, p: PilotId, j: JobId, cores: u32) -> bool {
+        let pilot = &mut self.pilots[p as usize];
+        if pilot.status != PilotStatus::Running || pilot.free_cores < cores {
+            return false;
+        }
+        pilot.free_cores -= cores;
+        pilot.running.push(j);
+        pilot.jobs_run += 1;
+        true
+    }
+
+    /// Job `j` of pilot `p` ends, giving back its cores; false if the pilot does not run it.
+    pub fn end_job(&mut self, p: PilotId, j: JobId, cores: u32) -> bool {
+        let pilot = &mut self.pilots[p as usize];
+        let Some(i) = pilot.running.iter().position(|&x| x == j) else { return false };
+        pilot.running.remove(i);
+        pilot.free_cores += cores;
+        true
+    }
+
+    /// Pilot counts now.
+    pub fn counts(&self) -> PilotCounts {
+        PilotCounts {
+            waiting: self.state.iter().map(|c| c.waiting).sum(),
+            running: self.state.iter().map(|c| c.running).sum(),
+            aborted: self.aborted,
+            refused: self.state.iter().map(|c| c.refused).sum(),
+        }
+    }
+
+    /// Invariants of the grid; a description of each violation.
+    pub fn check_invariants(&self) -> Vec<String> {
+        let mut bad = Vec::new();
+        for (c, st) in self.state.iter().enumerate() {
+            let at = |s: fn(PilotStatus) -> bool| {
+                self.pilots.iter().filter(|p| p.ce as usize == c && s(p.status)).collect::<Vec<_>>()
+            };
+            let running = at(|s| s == PilotStatus::Running);
+            let cores: u32 = running.iter().map(|p| p.cores).sum();
+            if running.len() as u32 != st.running || cores != st.busy || st.busy > self.ce_slots[c] {
+                bad.push(format!(
+                    "CE {}: {} busy slots and {} running, but {} running pilots holding {cores}",
+                    self.ces[c].name,
+                    st.busy,
+                    st.running,
+                    running.len()
+                ));
+            }
+            let waiting = at(PilotStatus::is_waiting).len() as u32;
+            if waiting != st.waiting {
+                bad.push(format!(
+                    "CE {}: waiting counter {} but {waiting} waiting pilots",
+                    self.ces[c].name, st.waiting
+                ));
+            }
+        }
+        for p in &self.pilots {
+            if p.status != PilotStatus::Running && !p.running.is_empty() {
+                bad.push(format!("pilot {} is {} but runs jobs {:?}", p.id, p.status.as_str(), p.running));
+            }
+        }
+        bad
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,104 @@
+//! The CE state machine on its own, without a world: caps, the FIFO batch queue, slots of
+//! multi-core pilots, cancellation.
+
+use super::*;
+use crate::engine::distribution::Distribution;
+
+fn site(slots: u32, edit: impl Fn(&mut Ce)) -> Vec<Site> {
+    let mut ce: Ce = serde_json::from_str(&format!(r#"{{"name":"ce1","slots":{slots}}}"#)).unwrap();
+    ce.pilot_wait = Distribution::Fixed(10.0);
+    edit(&mut ce);
+    vec![Site { name: "S".into(), ces: vec![ce] }]
+}
+
+fn grid(slots: u32, edit: impl Fn(&mut Ce)) -> Grid {
+    Grid::new(&site(slots, edit), &RngStreams::new(1))
+}
+
+const T0: SimTime = SimTime::ZERO;
+
+#[test]
+fn caps_refuse_submissions_without_drawing() {
+    let mut g = grid(10, |c| {
+        c.max_waiting_jobs = Some(2);
+        c.max_total_jobs = Some(2);
+    });
+    let one = PilotShape::default();
+    let (p0, at, ev) = g.submit(T0, 0, 0, one).unwrap();
+    assert_eq!((at, ev), (SimTime::from_secs(10), GridEvent::PilotReachesBatch(p0)));
+    g.submit(T0, 0, 0, one).unwrap();
+    assert_eq!(g.submit(T0, 0, 0, one), Err(Refusal::MaxWaitingJobs(2)));
+    let mut out = Vec::new();
+    g.reaches_batch(at, p0, &mut out);
+    assert_eq!(out, vec![Transition::Started(p0)]);
+    // One running, one waiting: within MaxWaitingJobs 2, but MaxTotalJobs 2 is reached.
+    assert_eq!(g.submit(T0, 0, 0, one), Err(Refusal::MaxTotalJobs(2)));
+    let c = g.counts();
+    assert_eq!((c.waiting, c.running, c.refused), (1, 1, 2));
+    assert_eq!(g.pilots.len(), 2, "a refused submission makes no pilot");
+    assert_eq!(g.check_invariants(), Vec::<String>::new());
+}
+
+#[test]
+fn the_batch_queue_is_first_come_first_served_and_multi_core_pilots_hold_their_slots() {
+    let mut g = grid(4, |_| {});
+    let mut out = Vec::new();
+    let four = PilotShape { cores: 4 };
+    let (a, t, _) = g.submit(T0, 0, 0, PilotShape { cores: 3 }).unwrap();
+    let (b, _, _) = g.submit(T0, 0, 0, four).unwrap();
+    let (c, _, _) = g.submit(T0, 0, 0, PilotShape::default()).unwrap();
+    for p in [a, b, c] {
+        g.reaches_batch(t, p, &mut out);
+    }
+    // a takes 3 of 4 slots; b needs 4 and queues; c fits but must not overtake b.
+    assert_eq!(out, vec![Transition::Started(a)]);
+    assert_eq!((g.state[0].busy, g.state[0].queue.len()), (3, 2));
+    // a runs two jobs on its three cores.
+    assert!(g.start_job(a, 1, 2) && g.start_job(a, 2, 1));
+    assert!(!g.start_job(a, 3, 1), "no core left");
+    assert!(g.end_job(a, 1, 2) && !g.end_job(a, 1, 2));
+    assert!(g.end_job(a, 2, 1));
+    out.clear();
+    let later = SimTime::from_secs(100);
+    g.end(later, a, PilotStatus::Done, &mut out);
+    // b takes all four slots; c waits behind it.
+    assert_eq!(out, vec![Transition::Ended(a, PilotStatus::Done), Transition::Started(b)]);
+    assert_eq!(g.pilot(c).status, PilotStatus::Waiting);
+    assert_eq!(g.walltime_limit(b), later + SimDuration::from_secs(172_800));
+    assert_eq!(g.check_invariants(), Vec::<String>::new());
+}
+
+#[test]
+fn cancelling_kills_the_jobs_of_a_running_pilot_and_frees_its_slot() {
+    let mut g = grid(1, |_| {});
+    let mut out = Vec::new();
+    let (a, t, _) = g.submit(T0, 0, 0, PilotShape::default()).unwrap();
+    let (b, _, _) = g.submit(T0, 0, 0, PilotShape::default()).unwrap();
+    g.reaches_batch(t, a, &mut out);
+    g.reaches_batch(t, b, &mut out);
+    assert!(g.start_job(a, 7, 1));
+    out.clear();
+    assert!(g.cancel(t, a, &mut out));
+    assert_eq!(
+        out,
+        vec![Transition::JobKilled(a, 7), Transition::Ended(a, PilotStatus::Cancelled), Transition::Started(b)]
+    );
+    assert!(!g.cancel(t, a, &mut out), "already ended");
+    assert_eq!(g.check_invariants(), Vec::<String>::new());
+}
+
+#[test]
+fn aborted_and_stuck_pilots_never_start() {
+    let mut g = grid(5, |c| c.abort_probability = 1.0);
+    let (p, _, ev) = g.submit(T0, 0, 0, PilotShape::default()).unwrap();
+    assert_eq!(ev, GridEvent::PilotAborted(p));
+    let mut out = Vec::new();
+    g.abort(SimTime::from_secs(600), p, &mut out);
+    g.reaches_batch(SimTime::from_secs(700), p, &mut out);
+    assert_eq!(out, vec![Transition::Ended(p, PilotStatus::Aborted)]);
+    let mut g = grid(5, |c| c.stuck_probability = 1.0);
+    let (p, t, _) = g.submit(T0, 0, 0, PilotShape::default()).unwrap();
+    g.reaches_batch(t, p, &mut out);
+    assert_eq!(g.pilot(p).status, PilotStatus::Waiting);
+    assert_eq!(g.counts().waiting, 1);
+}

@@ -1,0 +1,325 @@
+//! The DIRAC WMS on the world's boundary: the TaskQueueDB, the Matcher answering the pilots'
+//! JobAgents, the TaskQueuesAgent's priorities (with the share corrector), the
+//! TaskqueueDirector and the PilotStatusAgent's `PilotStalledDays` (seeds 000–002; reference
+//! `dirac.md` §1–§5). It keeps its own tables — each job's task queue, each pilot's task queue
+//! and identity — keyed by the neutral ids, and calls the pure `crate::dirac` modules.
+
+pub mod setup;
+pub mod shares;
+pub mod waiting;
+
+use setup::Static;
+use shares::ShareKeys;
+use waiting::WaitingPilots;
+
+use crate::dirac::director;
+use crate::dirac::matcher::{self, PilotIdentity};
+use crate::dirac::priority;
+use crate::dirac::taskqueue::{TaskQueue, TaskQueueDb, TqChange, TqId};
+use crate::engine::{RngStreams, SimDuration, SimRng, SimTime};
+use crate::grid::{Grid, PilotShape, ranking};
+use crate::ids::{CeId, JobId, PilotId, job_index};
+use crate::metrics::{ExtraColumn, ExtraValues};
+use crate::scenario::Scenario;
+use crate::scenario::dirac::DiracConfig;
+use crate::wms::{Answer, Ctx, PilotNews, Timer, Wms};
+use crate::workload::{Job, JobStatus, ShareEntities};
+
+/// Timer kinds (their codes in the run digest).
+const DIRECTOR_CYCLE: u16 = 2;
+const PRIORITY_RECALCULATION: u16 = 3;
+const PILOT_STALLED: u16 = 7;
+
+/// What DIRAC attaches to one of its pilots.
+#[derive(Debug, Clone, Copy)]
+struct DiracPilot {
+    /// The task queue it was submitted for.
+    tq: TqId,
+    /// Generic, or private to an owner and group.
+    identity: PilotIdentity,
+    /// JobAgent cycles (match requests) made.
+    cycles: u32,
+    /// At most this many cycles (`-M`, generic pilots), if limited.
+    max_cycles: Option<u32>,
+    /// Consecutive failed matches.
+    failed_matches: u32,
+}
+
+/// The DIRAC WMS.
+pub struct DiracWms {
+    cfg: DiracConfig,
+    st: Static,
+    keys: ShareKeys,
+    tqs: TaskQueueDb,
+    /// The task queue of each job it was given, by `job_index` (None: not DIRAC's).
+    job_tq: Vec<Option<TqId>>,
+    /// Its pilots, by pilot id (None: another WMS's).
+    pilots: Vec<Option<DiracPilot>>,
+    /// Pilots in Submitted/Waiting per TQ within maxPilotWaitingHours, for the director.
+    waiting: WaitingPilots,
+    /// Streams: the director's draws, the Matcher's, and the gLite WMS's CE choice.
+    director_rng: SimRng,
+    matcher_rng: SimRng,
+    middleware_rng: SimRng,
+}
+
+impl DiracWms {
+    /// The DIRAC WMS of a validated scenario whose `dirac` section is `cfg`, and its share
+    /// entities.
+    pub fn new(scenario: &Scenario, cfg: &DiracConfig, rngs: &RngStreams) -> (Self, ShareEntities) {
+        let mut st = Static::new(scenario, cfg);
+        let entities = setup::share_entities(scenario, cfg);
+        let keys = ShareKeys::new(&entities.defs, &cfg.share_corrections, &mut st.names);
+        let wms = Self {
+            cfg: cfg.clone(),
+            st,
+            keys,
+            tqs: TaskQueueDb::new(),
+            job_tq: Vec::new(),
+            pilots: Vec::new(),
+            waiting: WaitingPilots::default(),
+            director_rng: rngs.stream("dirac/director"),
+            matcher_rng: rngs.stream("dirac/matcher"),
+            middleware_rng: rngs.stream("grid/wms"),
+        };
+        (wms, entities)
+    }
+
+    /// `UpdateHistoryPeriod` when share corrections are on: how often the accounting history
+    /// the corrector reads is refreshed.
+    pub fn accounting_period(&self) -> Option<SimDuration> {
+        let sc = &self.cfg.share_corrections;
+        sc.enabled.then(|| SimDuration::from_secs_f64(sc.update_history_period_s))
+    }
+
+    fn after(ctx: &mut dyn Ctx, secs: f64, kind: u16, id: u32) {
+        let at = ctx.now() + SimDuration::from_secs_f64(secs);
+        ctx.set_timer(at, Timer { kind, id });
+    }
+
+    fn pilot(&mut self, p: PilotId) -> &mut DiracPilot {
+        self.pilots[p as usize].as_mut().expect("one of DIRAC's pilots")
+    }
+
+    // ---- task queues and priorities (TaskQueuesAgent) -------------------------------------
+
+    fn recompute_priorities(&mut self, ctx: &dyn Ctx) {
+        let shares =
+            shares::entity_shares(&self.tqs, &self.st, &self.cfg.share_corrections, &self.keys, ctx.accounting());
+        let st = &self.st;
+        let weighting = self.cfg.priority.user_priority_weighting;
+        let new = priority::compute(self.tqs.iter(), |g| st.is_job_sharing(g), &shares, weighting);
+        for (id, p) in new {
+            self.tqs.get_mut(id).expect("listed").priority = p;
+        }
+    }
+
+    // ---- the TaskqueueDirector ------------------------------------------------------------
+
+    fn director_cycle(&mut self, ctx: &mut dyn Ctx) {
+        let now = ctx.now();
+        let settings = &self.cfg.director;
+        let horizon = now.saturating_sub(SimDuration::from_secs_f64(settings.max_pilot_waiting_hours * 3600.0));
+        self.waiting.expire(horizon);
+        let waiting = |tq: TqId| self.waiting.count(tq);
+        let tqs: Vec<&TaskQueue> = self.tqs.iter().collect();
+        let max_cpu = self.cfg.task_queues.cpu_segments.max();
+        let plan = director::plan_cycle(
+            settings,
+            &tqs,
+            waiting,
+            &self.st.default_pools,
+            self.st.private_type,
+            max_cpu,
+            &mut self.director_rng,
+        );
+        for sub in plan {
+            let tq = self.tqs.get(sub.tq).expect("planned from the db");
+            let identity = if sub.private {
+                PilotIdentity::Private { owner: tq.def.owner, group: tq.def.group }
+            } else {
+                PilotIdentity::Generic
+            };
+            let candidates = self.list_match(ctx.grid(), tq, sub.pool);
+            let max_cycles = (!sub.private).then_some(self.cfg.director.max_jobs_in_fill_mode);
+            for _ in 0..sub.pilots {
+                let grid = ctx.grid();
+                let Some(ce) = ranking::choose(&candidates, &grid.state, &grid.ce_slots, &mut self.middleware_rng)
+                else {
+                    break;
+                };
+                let Ok(p) = ctx.submit_pilot(ce, PilotShape::default()) else { continue };
+                Self::after(ctx, self.cfg.pilot_status.pilot_stalled_days * 86_400.0, PILOT_STALLED, p);
+                let i = p as usize;
+                if self.pilots.len() <= i {
+                    self.pilots.resize(i + 1, None);
+                }
+                self.pilots[i] = Some(DiracPilot { tq: sub.tq, identity, cycles: 0, max_cycles, failed_matches: 0 });
+                self.waiting.submitted(sub.tq, p, now);
+            }
+        }
+    }
+
+    /// CEs of the pool that can run the TQ (all of the pool's CEs without list-match).
+    fn list_match(&self, grid: &Grid, tq: &TaskQueue, pool: u32) -> Vec<CeId> {
+        let Some(pool_ces) = self.st.pool_ces.get(&pool) else { return Vec::new() };
+        if !self.cfg.director.list_match {
+            return pool_ces.clone();
+        }
+        let ja = &self.cfg.job_agent;
+        pool_ces
+            .iter()
+            .copied()
+            .filter(|&c| {
+                let ce = &grid.ces[c as usize];
+                // Only the resource filters matter here: present the TQ owner's private identity, for
+                // which the owner, group and pilot-type filters always pass.
+                let r = self.st.resource(
+                    c,
+                    PilotIdentity::Private { owner: tq.def.owner, group: tq.def.group },
+                    ja.cpu_time_left(ce.max_walltime_s, 0.0, ce.cpu_power),
+                );
+                matcher::tq_matches(&tq.def, &r, |_| true)
+            })
+            .collect()
+    }
+}
+
+impl Wms for DiracWms {
+    fn name(&self) -> &str {
+        "dirac"
+    }
+
+    fn start(&mut self, ctx: &mut dyn Ctx) {
+        ctx.set_timer(SimTime::ZERO, Timer { kind: PRIORITY_RECALCULATION, id: 0 });
+        ctx.set_timer(SimTime::ZERO, Timer { kind: DIRECTOR_CYCLE, id: 0 });
+    }
+
+    fn job_submitted(&mut self, ctx: &mut dyn Ctx, j: JobId) {
+        let stream = ctx.jobs()[job_index(j)].stream as usize;
+        let up = self.st.stream_user_priority[stream];
+        let change = self.tqs.insert_job(self.st.stream_def[stream].clone(), j, up);
+        let i = job_index(j);
+        if self.job_tq.len() <= i {
+            self.job_tq.resize(i + 1, None);
+        }
+        self.job_tq[i] = Some(change.id());
+        if matches!(change, TqChange::Created(_)) {
+            self.recompute_priorities(ctx);
+        }
+    }
+
+    fn timer(&mut self, ctx: &mut dyn Ctx, timer: Timer) {
+        match timer.kind {
+            DIRECTOR_CYCLE => {
+                self.director_cycle(ctx);
+                Self::after(ctx, self.cfg.director.polling_time_s, DIRECTOR_CYCLE, 0);
+            }
+            PRIORITY_RECALCULATION => {
+                self.recompute_priorities(ctx);
+                Self::after(ctx, self.cfg.priority.recalculation_period_s, PRIORITY_RECALCULATION, 0);
+            }
+            PILOT_STALLED => {
+                // PilotStalledDays after submission: a pilot still waiting is given up.
+                if ctx.grid().pilot(timer.id).status.is_waiting() {
+                    ctx.cancel_pilot(timer.id);
+                }
+            }
+            other => unreachable!("DIRAC set no timer of kind {other}"),
+        }
+    }
+
+    fn pilot_news(&mut self, _ctx: &mut dyn Ctx, p: PilotId, news: PilotNews) {
+        // Started, aborted, failed or cancelled: it no longer counts as waiting.
+        if matches!(news, PilotNews::Started | PilotNews::Ended(_)) {
+            let tq = self.pilot(p).tq;
+            self.waiting.left(tq, p);
+        }
+    }
+
+    /// The JobAgent's cycle (reference §5): stop when out of cycles or CPU time, otherwise
+    /// ask the Matcher; after a failed match back off, or stop after too many.
+    fn pilot_asks(&mut self, ctx: &mut dyn Ctx, p: PilotId) -> Answer {
+        let now = ctx.now();
+        let ja = &self.cfg.job_agent;
+        let pilot = ctx.grid().pilot(p);
+        let (c, jobs_run) = (pilot.ce, pilot.jobs_run);
+        let ce = &ctx.grid().ces[c as usize];
+        let elapsed = (now - pilot.started.expect("running")).as_secs_f64();
+        let cpu_left = ja.cpu_time_left(ce.max_walltime_s, elapsed, ce.cpu_power);
+        let dp = self.pilots[p as usize].expect("one of DIRAC's pilots");
+        let out_of_cycles = dp.max_cycles.is_some_and(|m| dp.cycles >= m);
+        if out_of_cycles || (jobs_run > 0 && !ja.can_ask(cpu_left)) || cpu_left <= 0.0 {
+            return Answer::Exit;
+        }
+        let resource = self.st.resource(c, dp.identity, cpu_left);
+        let st = &self.st;
+        let found = matcher::request_job(
+            &self.tqs,
+            &resource,
+            |g| st.is_job_sharing(g),
+            &self.cfg.matcher,
+            &mut self.matcher_rng,
+        );
+        self.pilot(p).cycles += 1;
+        match found {
+            Some(m) => {
+                let stream = ctx.jobs()[job_index(m.job)].stream as usize;
+                let up = self.st.stream_user_priority[stream];
+                let change = self.tqs.remove_job(m.tq, m.job, up).expect("the matcher picked a job of this TQ");
+                if matches!(change, TqChange::Deleted(_)) {
+                    self.recompute_priorities(ctx);
+                }
+                self.pilot(p).failed_matches = 0;
+                Answer::Run(m.job)
+            }
+            None => {
+                let pilot = self.pilot(p);
+                pilot.failed_matches += 1;
+                let failures = pilot.failed_matches;
+                let ja = &self.cfg.job_agent;
+                if ja.gives_up(failures) {
+                    Answer::Exit
+                } else {
+                    Answer::Wait(SimDuration::from_secs_f64(ja.backoff_s(failures)))
+                }
+            }
+        }
+    }
+
+    fn job_columns(&self, jobs: &[Job]) -> Vec<ExtraColumn> {
+        let tq = jobs.iter().map(|j| self.job_tq.get(job_index(j.id)).copied().flatten()).collect();
+        vec![ExtraColumn { name: "task_queue_id".into(), values: ExtraValues::U32(tq) }]
+    }
+
+    fn pilot_columns(&self, grid: &Grid) -> Vec<ExtraColumn> {
+        let of = |p: u32| self.pilots.get(p as usize).copied().flatten();
+        let tq = grid.pilots.iter().map(|p| of(p.id).map(|d| d.tq)).collect();
+        let kind = grid
+            .pilots
+            .iter()
+            .map(|p| {
+                of(p.id).map(|d| match d.identity {
+                    PilotIdentity::Generic => "generic".to_string(),
+                    PilotIdentity::Private { .. } => "private".to_string(),
+                })
+            })
+            .collect();
+        let cycles = grid.pilots.iter().map(|p| of(p.id).map(|d| d.cycles)).collect();
+        vec![
+            ExtraColumn { name: "task_queue_id".into(), values: ExtraValues::U32(tq) },
+            ExtraColumn { name: "kind".into(), values: ExtraValues::Str(kind) },
+            ExtraColumn { name: "match_requests".into(), values: ExtraValues::U32(cycles) },
+        ]
+    }
+
+    fn check_invariants(&self, jobs: &[Job]) -> Vec<String> {
+        let mut bad = Vec::new();
+        let mine = |j: &&Job| self.job_tq.get(job_index(j.id)).copied().flatten().is_some();
+        let waiting = jobs.iter().filter(mine).filter(|j| j.status == JobStatus::Waiting).count() as u64;
+        if waiting != self.tqs.waiting_jobs() {
+            bad.push(format!("{waiting} waiting jobs but {} jobs in task queues", self.tqs.waiting_jobs()));
+        }
+        bad
+    }
+}

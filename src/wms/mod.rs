@@ -1,0 +1,133 @@
+//! The WMS boundary (issue 8 item 5; DESIGN.md "Layers"): how a workload management system
+//! plugs into the world, in the style of DSLab's scheduler callbacks.
+//!
+//! A WMS receives news through the [`Wms`] callbacks — a job was submitted to it, one of its
+//! pilots started or ended, a pilot asks for work, a job ended, one of its timers fired — and
+//! acts through a [`Ctx`]: read-only views of the grid, the jobs and the accounting, and the
+//! actions "submit a pilot of a shape to a CE", "cancel a pilot", "set a timer". The answer to
+//! a pilot asking for work is an [`Answer`]: run this job, wait, or exit. The world applies
+//! every action; no WMS touches the event queue, and several WMS instances can share one grid,
+//! each owning its pilots and jobs.
+//!
+//! Actions take effect at once and return their outcome (the new pilot's id, or the CE's
+//! refusal) rather than being collected and applied after the callback: a director choosing CEs
+//! for forty pilots must see each submission in the CE's counts before choosing the next, and
+//! learns a refusal at once, as DIRAC's director learns it from the CE's answer. News that an
+//! action causes (a cancelled pilot ended) is delivered after the callback returns, never
+//! re-entrantly.
+//!
+//! Implementations: [`dirac`] (the DIRAC WMS calling the pure `crate::dirac` modules).
+
+pub mod dirac;
+pub mod push;
+
+use crate::engine::{SimDuration, SimTime};
+use crate::grid::{Grid, PilotShape, PilotStatus, Refusal};
+use crate::ids::{CeId, JobId, PilotId};
+use crate::metrics::ExtraColumn;
+use crate::workload::{Accounting, Job, ShareEntities};
+
+/// A timer a WMS set for itself: its own `kind` (an agent) and `id` (what it concerns).
+///
+/// The kind is also the event's code in the run digest, so it must not collide with the
+/// world's own codes (1, 4, 5, 6, 8, 9, 10; see `sim::world::Event`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timer {
+    pub kind: u16,
+    pub id: u32,
+}
+
+/// What a pilot asking for work is told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// Run this job (it must be Waiting and belong to this WMS).
+    Run(JobId),
+    /// Ask again after this long (capped at the pilot's walltime by the batch system).
+    Wait(SimDuration),
+    /// Exit: the pilot ends Done and frees its slots.
+    Exit,
+}
+
+/// News about a pilot, delivered to the WMS that owns it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PilotNews {
+    /// It took its slots on the worker node.
+    Started,
+    /// It ended (Done, Aborted by the middleware, Failed at start, Cancelled).
+    Ended(PilotStatus),
+}
+
+/// What a WMS sees of the world and how it acts on it.
+pub trait Ctx {
+    /// The current simulated time.
+    fn now(&self) -> SimTime;
+    /// The grid: CEs, their state, every pilot.
+    fn grid(&self) -> &Grid;
+    /// Every job (index with `ids::job_index`).
+    fn jobs(&self) -> &[Job];
+    /// Usage per share entity, fed by the simulation.
+    fn accounting(&self) -> &Accounting;
+    /// Submit a pilot of this shape to CE `ce`; its id, or the CE's refusal.
+    fn submit_pilot(&mut self, ce: CeId, shape: PilotShape) -> Result<PilotId, Refusal>;
+    /// Cancel one of its pilots (waiting, or running with its jobs); false if it had ended.
+    fn cancel_pilot(&mut self, p: PilotId) -> bool;
+    /// Call [`Wms::timer`] with `timer` at time `at` (not before now).
+    fn set_timer(&mut self, at: SimTime, timer: Timer);
+}
+
+/// A workload management system driving pilots and jobs on the shared grid.
+pub trait Wms {
+    /// A short name for outputs (`dirac`, `panda`).
+    fn name(&self) -> &str;
+    /// At time 0, before any event: set the first timers.
+    fn start(&mut self, ctx: &mut dyn Ctx);
+    /// Job `j` was submitted to this WMS (it is Waiting).
+    fn job_submitted(&mut self, ctx: &mut dyn Ctx, j: JobId);
+    /// One of its timers fired.
+    fn timer(&mut self, ctx: &mut dyn Ctx, timer: Timer);
+    /// News about one of its pilots.
+    fn pilot_news(&mut self, ctx: &mut dyn Ctx, p: PilotId, news: PilotNews);
+    /// Pilot `p` (running, with free cores) asks for work.
+    fn pilot_asks(&mut self, ctx: &mut dyn Ctx, p: PilotId) -> Answer;
+    /// Job `j` ended in pilot `p` (Done, Failed, or killed with its pilot). The pilot asks for
+    /// work next if it is still running.
+    fn job_ended(&mut self, _ctx: &mut dyn Ctx, _p: PilotId, _j: JobId) {}
+    /// Extra columns of `jobs.parquet` (one value per job, `None` for others' jobs).
+    fn job_columns(&self, _jobs: &[Job]) -> Vec<ExtraColumn> {
+        Vec::new()
+    }
+    /// Extra columns of `pilots.parquet` (one value per pilot, `None` for others' pilots).
+    fn pilot_columns(&self, _grid: &Grid) -> Vec<ExtraColumn> {
+        Vec::new()
+    }
+    /// Violations of the WMS's own invariants at the end of a run.
+    fn check_invariants(&self, _jobs: &[Job]) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// The WMS instances of a world and what they decide about it.
+pub struct Setup {
+    pub instances: Vec<Box<dyn Wms>>,
+    /// The share entities and the entities of each job stream.
+    pub entities: ShareEntities,
+    /// Which instance each job stream is submitted to.
+    pub stream_wms: Vec<crate::ids::WmsId>,
+    /// Take accounting snapshots this often (DIRAC's `UpdateHistoryPeriod`), if any WMS reads
+    /// usage history.
+    pub accounting_period: Option<SimDuration>,
+}
+
+/// The WMS instances a scenario's sections describe (today: `dirac`).
+pub fn setup(scenario: &crate::scenario::Scenario, rngs: &crate::engine::RngStreams) -> Setup {
+    let mut instances: Vec<Box<dyn Wms>> = Vec::new();
+    let mut entities = ShareEntities::default();
+    let mut accounting_period = None;
+    if let Some(cfg) = &scenario.dirac {
+        let (dirac, e) = dirac::DiracWms::new(scenario, cfg, rngs);
+        accounting_period = dirac.accounting_period();
+        entities = e;
+        instances.push(Box::new(dirac));
+    }
+    Setup { instances, entities, stream_wms: vec![0; scenario.workload.len()], accounting_period }
+}
