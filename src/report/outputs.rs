@@ -45,14 +45,23 @@ fn pilots_chart(run: &RunData) -> PilotsOverTime {
         label: label.into(),
         points: s.iter().map(|x| (x.time.as_hours_f64(), f64::from(f(x)))).collect(),
     };
+    let mut lines = vec![
+        line("waiting", &|x| x.pilots.waiting),
+        line("running", &|x| x.pilots.running),
+        line("aborted (cumulative)", &|x| x.pilots.aborted),
+    ];
+    // The backlog against the CEs' caps, when every CE has one.
+    let caps: Option<u32> = run.grid.ces.iter().map(|c| c.max_waiting_jobs).sum();
+    if let (Some(cap), Some(first), Some(last)) = (caps, s.first(), s.last()) {
+        lines.push(Line {
+            label: "waiting cap (Σ MaxWaitingJobs)".into(),
+            points: vec![(first.time.as_hours_f64(), f64::from(cap)), (last.time.as_hours_f64(), f64::from(cap))],
+        });
+    }
     PilotsOverTime {
         title: format!("Pilots — {}, seed {}", run.meta.scenario, run.meta.seed),
         end_hours: run.meta.end.as_hours_f64(),
-        lines: vec![
-            line("waiting", &|x| x.pilots.waiting),
-            line("running", &|x| x.pilots.running),
-            line("aborted (cumulative)", &|x| x.pilots.aborted),
-        ],
+        lines,
     }
 }
 

@@ -8,7 +8,8 @@ use pilotsim::scenario;
 
 /// (scenario file, seed, events processed, digest).
 const PINS: &[(&str, u64, u64, &str)] = &[
-    ("quickstart.ron", 42, 73_700, "1f0a7103be1facf0"),
+    ("quickstart.ron", 42, 53_360, "8654d47ebec508ba"),
+    ("cpu_first_starvation.ron", 5, 18_906, "7d02162f13cf37bf"),
     ("fairshare_corrected.ron", 7, 69_977, "8ef60a6fdc81a59c"),
     ("fairshare_uncorrected.ron", 7, 70_056, "e5219bc257f20568"),
     ("tuning_extra_pilots.ron", 11, 33_828, "7542d37ab432db9d"),

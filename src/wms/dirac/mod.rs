@@ -140,15 +140,22 @@ impl DiracWms {
             } else {
                 PilotIdentity::Generic
             };
-            let candidates = self.list_match(ctx.grid(), tq, sub.pool);
+            let mut candidates = self.list_match(ctx.grid(), tq, sub.pool);
             let max_cycles = (!sub.private).then_some(self.cfg.director.max_jobs_in_fill_mode);
-            for _ in 0..sub.pilots {
+            let mut submitted = 0;
+            while submitted < sub.pilots {
                 let grid = ctx.grid();
                 let Some(ce) = ranking::choose(&candidates, &grid.state, &grid.ce_slots, &mut self.middleware_rng)
                 else {
                     break;
                 };
-                let Ok(p) = ctx.submit_pilot(ce, PilotShape::default()) else { continue };
+                // A CE whose queue is full refuses the pilot: the middleware ranks the other
+                // candidates for the rest of this cycle.
+                let Ok(p) = ctx.submit_pilot(ce, PilotShape::default()) else {
+                    candidates.retain(|&c| c != ce);
+                    continue;
+                };
+                submitted += 1;
                 Self::after(ctx, self.cfg.pilot_status.pilot_stalled_days * 86_400.0, PILOT_STALLED, p);
                 let i = p as usize;
                 if self.pilots.len() <= i {
