@@ -1,7 +1,8 @@
 //! The commands of the `pilotsim` binary: its arguments ([`args`]), one module per command,
-//! each a `run` function from its arguments to an [`Outcome`], and the progress bars they
-//! share ([`progress`]). The work itself is done by the library; these modules only read
-//! arguments, call it and print. `main` maps the result to the exit code (see [`Outcome`]).
+//! each with a `run` function from its arguments to an [`Outcome`] (`sweep` also has
+//! `merge`), and the progress bars they share ([`progress`]). The work itself is done by
+//! the library; these modules only read arguments, call it and print. `main` maps the
+//! result to the exit code (see [`Outcome`]).
 
 pub mod args;
 pub mod check;
