@@ -6,6 +6,7 @@ pub mod frames;
 pub mod points;
 pub mod recorder;
 pub mod summary;
+pub mod summary_text;
 pub mod write;
 
 use crate::engine::SimTime;

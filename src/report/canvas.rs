@@ -8,8 +8,11 @@ use plotters::prelude::*;
 use plotters::style::FontTransform;
 use plotters::style::text_anchor::Pos;
 
-use super::charts::ChartError;
 use super::scene::MarkerKind;
+use super::style::{ChartError, MISSING_FILL, MISSING_HATCH};
+
+/// Pixel bounds of the plotting area: `(left, top, right, bottom)`, inclusive.
+pub(crate) type PlotRect = (i32, i32, i32, i32);
 
 /// Width of data lines.
 const LINE_WIDTH: i32 = 3;
@@ -252,7 +255,6 @@ impl<'a, DB: DrawingBackend> Canvas<'a, DB> {
 
     /// Light grey rectangle with diagonal hatching ("no data").
     pub(crate) fn hatch(&self, [(x0, y0), (x1, y1)]: [(i32, i32); 2]) -> Result<(), ChartError> {
-        use super::colorbar::{MISSING_FILL, MISSING_HATCH};
         self.rect([(x0, y0), (x1, y1)], MISSING_FILL.filled())?;
         let step = self.px(10);
         let style = MISSING_HATCH.stroke_width(self.px(1) as u32);

@@ -7,31 +7,12 @@
 //! skipped (a line is broken there), and inputs without any usable value still give
 //! a valid chart carrying a "no data" note.
 
-use thiserror::Error;
-
 use super::axis::{Axis, TickFormat, format_hours};
+pub use super::frame::Rendered;
 use super::frame::render;
 use super::scene::{LegendEntry, MarkerKind, Sample, Scene, Shape};
-
-/// Error while rendering a chart (plotters and encoder errors, as text).
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("chart rendering failed: {0}")]
-pub struct ChartError(String);
-
-impl ChartError {
-    pub(crate) fn new(message: impl Into<String>) -> Self {
-        Self(message.into())
-    }
-}
-
-/// A rendered chart: PNG bytes and SVG text of the same 1600×900 picture.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rendered {
-    /// PNG file contents (RGB, 1600×900).
-    pub png: Vec<u8>,
-    /// SVG document (1600×900 user units; text uses the "sans-serif" family).
-    pub svg: String,
-}
+pub use super::style::ChartError;
+use super::style::NO_DATA;
 
 /// One line of a time chart.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -90,8 +71,6 @@ pub struct WaitTimes {
 }
 
 const TIME_LABEL: &str = "simulated time [h]";
-/// The note drawn on a chart with nothing to show.
-pub(super) const NO_DATA: &str = "no data";
 /// Above this many distinct values an ECDF is thinned to steps of 1/MAX_STEPS.
 const MAX_STEPS: usize = 2000;
 /// ECDF steps smaller than this fraction of the axis, both in height and in

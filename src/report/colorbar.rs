@@ -10,9 +10,8 @@ use plotters::style::FontTransform;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::canvas::Canvas;
-use super::charts::ChartError;
-use super::frame::{LEGEND_SIZE, MUTED, SMALL_SIZE, TEXT};
 use super::scene::ColorBar;
+use super::style::{ChartError, LEGEND_SIZE, MUTED, NO_DATA, SMALL_SIZE, TEXT};
 
 /// Viridis at `0, 1/16, …, 1`.
 const VIRIDIS: [(u8, u8, u8); 17] = [
@@ -58,10 +57,6 @@ pub(crate) fn text_color_on(background: RGBColor) -> RGBColor {
     if 1.05 / (l + 0.05) >= (l + 0.05) / 0.05 { WHITE } else { RGBColor(0, 0, 0) }
 }
 
-/// Hatched "no data" fill and its lines.
-pub(crate) const MISSING_FILL: RGBColor = RGBColor(238, 238, 238);
-pub(crate) const MISSING_HATCH: RGBColor = RGBColor(185, 185, 185);
-
 /// Widths and gaps of the panel, in output pixels.
 const BAR_W: i32 = 32;
 const TICK_LEN: i32 = 8;
@@ -69,7 +64,6 @@ const TICK_GAP: i32 = 6;
 const TITLE_GAP: i32 = 18;
 /// Gap between the panel and the right edge of the image.
 const OUTER: i32 = 24;
-use super::charts::NO_DATA;
 
 /// A laid-out colour bar.
 pub(crate) struct ColorBarPanel<'a> {

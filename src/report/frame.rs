@@ -16,12 +16,15 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{FontTransform, TRANSPARENT, register_font};
 
 use super::axis::{Axis, TickFormat};
-use super::canvas::Canvas;
-use super::charts::{ChartError, Rendered};
+use super::canvas::{Canvas, PlotRect};
 use super::colorbar::ColorBarPanel;
 use super::legend::Legend;
-use super::marks::{RULE, cell_text_size, draw_cell, draw_vline, threshold_label_rows};
-use super::scene::{Scene, Shape, palette};
+use super::marks::{cell_text_size, draw_cell, draw_vline, threshold_label_rows};
+use super::scene::{Scene, Shape};
+use super::style::{
+    AREA_OPACITY, ChartError, DESC_SIZE, GRID, MINOR_GRID, MUTED, NOTE_SIZE, RULE, SHADE, SMALL_SIZE, TEXT, TICK_SIZE,
+    TITLE_SIZE, palette,
+};
 
 /// Image width in pixels (16:9 slide).
 const WIDTH: u32 = 1600;
@@ -30,25 +33,11 @@ const HEIGHT: u32 = 900;
 /// Supersampling factor of the PNG.
 const SUPERSAMPLE: u32 = 2;
 
-const TITLE_SIZE: f64 = 40.0;
-const DESC_SIZE: f64 = 28.0;
-pub(crate) const TICK_SIZE: f64 = 22.0;
-pub(crate) const LEGEND_SIZE: f64 = 24.0;
-pub(crate) const SMALL_SIZE: f64 = 20.0;
-const NOTE_SIZE: f64 = 32.0;
 /// Space between the title block and the plot (and the legend).
 const MARGIN_TOP: i32 = 12;
 /// Tick mark length, and the gap between a tick mark and its label.
 const TICK_LEN: i32 = 8;
 const TICK_GAP: i32 = 6;
-
-pub(crate) const TEXT: RGBColor = RGBColor(30, 30, 30);
-pub(crate) const MUTED: RGBColor = RGBColor(100, 100, 100);
-const GRID: RGBColor = RGBColor(222, 222, 222);
-const MINOR_GRID: RGBColor = RGBColor(240, 240, 240);
-const SHADE: RGBColor = RGBColor(232, 232, 232);
-/// Opacity of confidence bands.
-const AREA_OPACITY: f64 = 0.2;
 
 static FONTS: Once = Once::new();
 static FONTS_OK: AtomicBool = AtomicBool::new(false);
@@ -66,10 +55,13 @@ fn ensure_fonts() -> Result<(), ChartError> {
     }
 }
 
-impl<E: std::error::Error + Send + Sync> From<DrawingAreaErrorKind<E>> for ChartError {
-    fn from(e: DrawingAreaErrorKind<E>) -> Self {
-        ChartError::new(e.to_string())
-    }
+/// A rendered chart: PNG bytes and SVG text of the same 1600×900 picture.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    /// PNG file contents (RGB, 1600×900).
+    pub png: Vec<u8>,
+    /// SVG document (1600×900 user units; text uses the "sans-serif" family).
+    pub svg: String,
 }
 
 /// Renders `scene` to a PNG (in memory) and an SVG of the same logical size.
@@ -149,9 +141,6 @@ impl Ranged for AxisCoord<'_> {
         self.0.range.0..self.0.range.1
     }
 }
-
-/// Pixel bounds of the plotting area: `(left, top, right, bottom)`, inclusive.
-pub(crate) type PlotRect = (i32, i32, i32, i32);
 
 fn draw_scene<DB: DrawingBackend>(c: &Canvas<'_, DB>, scene: &Scene) -> Result<(), ChartError> {
     c.root.fill(&WHITE)?;

@@ -4,9 +4,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::canvas::Canvas;
-use super::charts::ChartError;
-use super::frame::{LEGEND_SIZE, MUTED, SMALL_SIZE, TEXT};
-use super::scene::{LegendEntry, Sample, palette};
+use super::scene::{LegendEntry, Sample};
+use super::style::{ChartError, LEGEND_SIZE, MUTED, SMALL_SIZE, TEXT, palette};
 
 const PAD: i32 = 16;
 const SAMPLE_W: i32 = 56;

@@ -4,13 +4,10 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::canvas::Canvas;
-use super::charts::ChartError;
-use super::frame::{PlotRect, SMALL_SIZE, TEXT, TICK_SIZE};
+use super::canvas::{Canvas, PlotRect};
 use super::scene::Shape;
+use super::style::{ChartError, RULE, SMALL_SIZE, TEXT, TICK_SIZE};
 
-/// Threshold and marker lines.
-pub(crate) const RULE: RGBColor = RGBColor(70, 70, 70);
 /// Smallest text in heat-map cells; cells too small for it stay unlabelled.
 const MIN_CELL_TEXT: f64 = 14.0;
 

@@ -1,27 +1,9 @@
 //! What a chart shows, independent of how it is drawn: a [`Scene`] of [`Shape`]s
-//! in data coordinates, legend entries, and the colour palette.
+//! in data coordinates, and legend entries.
 
 use plotters::style::RGBColor;
 
 use super::axis::Axis;
-
-/// Okabe–Ito colour-blind-safe palette, most distinguishable colours first.
-/// Entity `i` always gets `PALETTE[i % 8]`, in every chart.
-const PALETTE: [RGBColor; 8] = [
-    RGBColor(0x00, 0x72, 0xB2), // blue
-    RGBColor(0xE6, 0x9F, 0x00), // orange
-    RGBColor(0x00, 0x9E, 0x73), // bluish green
-    RGBColor(0xD5, 0x5E, 0x00), // vermillion
-    RGBColor(0xCC, 0x79, 0xA7), // reddish purple
-    RGBColor(0x56, 0xB4, 0xE9), // sky blue
-    RGBColor(0x00, 0x00, 0x00), // black
-    RGBColor(0xF0, 0xE4, 0x42), // yellow (last: weak on white)
-];
-
-/// Colour of the entity at position `index` (entity order fixes the colour).
-pub(crate) fn palette(index: usize) -> RGBColor {
-    PALETTE[index % PALETTE.len()]
-}
 
 /// Something drawn inside the plot, in data coordinates. Colours are entity
 /// indices into the palette.

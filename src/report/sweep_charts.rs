@@ -7,10 +7,11 @@
 //! valid chart carrying a "no data" note.
 
 use super::axis::{Axis, TickFormat};
-use super::charts::{ChartError, Rendered};
+use super::charts::extent;
 use super::colorbar::{text_color_on, viridis};
-use super::frame::render;
+use super::frame::{Rendered, render};
 use super::scene::{ColorBar, LegendEntry, MarkerKind, Sample, Scene, Shape};
+use super::style::{ChartError, NO_DATA};
 
 /// One line of a sweep chart: the mean of a metric at each value of the varied
 /// parameter, with its 95 % confidence interval as a shaded band of the same colour.
@@ -82,7 +83,6 @@ pub struct HeatMap {
     pub percent: bool,
 }
 
-use super::charts::NO_DATA;
 /// Marker shapes of the series (redundant with the colours, for greyscale prints).
 const MARKERS: [MarkerKind; 4] = [MarkerKind::Circle, MarkerKind::Square, MarkerKind::Diamond, MarkerKind::Triangle];
 
@@ -118,8 +118,6 @@ fn clean(points: &[BandPoint]) -> Vec<BandPoint> {
     out.sort_by(|a, b| a.x.total_cmp(&b.x));
     out
 }
-
-use super::charts::extent;
 
 /// A range around a single value (or `(lo, hi)` itself if it is not empty).
 fn widen((lo, hi): (f64, f64)) -> (f64, f64) {

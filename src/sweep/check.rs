@@ -9,6 +9,10 @@
 //!   changed but the random streams), with a 1 % floor for metrics that barely vary.
 //!   Replica seeds are derived from the scenario's seed, so an unchanged model reproduces
 //!   the baseline exactly.
+//!
+//! [`check_files`] checks many scenario files (see [`scenario_files`]) and gives the
+//! [`Verdict`] the command's exit code follows: all pass, a check failed, or an input was
+//! invalid.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -18,7 +22,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{Stat, replica_seed, replicas, stats};
 use crate::metrics::write;
-use crate::run::Prepared;
+use crate::run::{self, Prepared};
+use crate::scenario;
 use crate::scenario::expect::parse_threshold;
 
 /// Metrics a baseline records: efficiency, fairness and waiting times. A `*` matches one
@@ -138,6 +143,121 @@ pub fn check(p: &Prepared, replica_count: u32, baselines: &Path, update: bool) -
     Ok(rows)
 }
 
+/// Scenario files named on the command line, directories expanded to their `*.ron` files
+/// (sorted; an unreadable directory gives none).
+pub fn scenario_files(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(p)
+                .map(|d| {
+                    d.filter_map(|e| e.ok().map(|e| e.path()))
+                        .filter(|f| f.extension().is_some_and(|x| x == "ron"))
+                        .collect()
+                })
+                .unwrap_or_default();
+            files.sort();
+            out.extend(files);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    out
+}
+
+/// How [`check_files`] checks each file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckOptions {
+    /// Replicas per scenario (default: the scenario's `expect.replicas`); at least 1.
+    pub replicas: Option<u32>,
+    /// Where baselines live.
+    pub baselines: PathBuf,
+    /// Rewrite the baselines instead of comparing.
+    pub update: bool,
+}
+
+/// The result of checking one scenario file.
+#[derive(Debug)]
+pub enum FileCheck {
+    /// The scenario ran; its rows (none if it has no thresholds and no baseline).
+    Checked { scenario: String, rows: Vec<Row> },
+    /// The file could not be loaded, prepared or checked; the error names the file.
+    Invalid(anyhow::Error),
+}
+
+/// The overall result of [`check_files`], worst first wins: an invalid input outweighs a
+/// failed check, which outweighs a pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verdict {
+    /// Every check of every file passed.
+    Pass,
+    /// At least one row failed.
+    Fail,
+    /// At least one file could not be checked.
+    Invalid,
+    /// There was no file to check.
+    NoFiles,
+}
+
+/// The counts behind a [`Verdict`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub files: usize,
+    /// Files that could not be checked.
+    pub invalid: usize,
+    /// Files with at least one failed row.
+    pub failed: usize,
+}
+
+impl Tally {
+    /// The verdict the exit code follows.
+    pub fn verdict(&self) -> Verdict {
+        if self.files == 0 {
+            Verdict::NoFiles
+        } else if self.invalid > 0 {
+            Verdict::Invalid
+        } else if self.failed > 0 {
+            Verdict::Fail
+        } else {
+            Verdict::Pass
+        }
+    }
+}
+
+/// Check one scenario file with [`check`].
+pub fn check_file(file: &Path, opts: &CheckOptions) -> FileCheck {
+    let prepared = match scenario::load_file(file).map_err(anyhow::Error::from).and_then(|l| run::prepare(&l, &[])) {
+        Ok(p) => p,
+        Err(e) => return FileCheck::Invalid(e),
+    };
+    let n = opts.replicas.unwrap_or(prepared.scenario.expect.replicas).max(1);
+    match check(&prepared, n, &opts.baselines, opts.update) {
+        Ok(rows) => FileCheck::Checked { scenario: prepared.scenario.name.clone(), rows },
+        Err(e) => FileCheck::Invalid(e.context(file.display().to_string())),
+    }
+}
+
+/// Check every file in order. `before(file)` is called as a file starts, `after(file,
+/// result)` when it is done (to show progress and print its rows as they come).
+pub fn check_files(
+    files: &[PathBuf],
+    opts: &CheckOptions,
+    mut before: impl FnMut(&Path),
+    mut after: impl FnMut(&Path, &FileCheck),
+) -> Tally {
+    let mut tally = Tally { files: files.len(), ..Tally::default() };
+    for f in files {
+        before(f);
+        let result = check_file(f, opts);
+        match &result {
+            FileCheck::Checked { rows, .. } => tally.failed += usize::from(rows.iter().any(|r| !r.pass)),
+            FileCheck::Invalid(_) => tally.invalid += 1,
+        }
+        after(f, &result);
+    }
+    tally
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,5 +277,37 @@ mod tests {
         assert!((tolerance(&b, &n) - 0.050596).abs() < 1e-6);
         let still = Stat { mean: 10.0, std: 0.0, n: 5 };
         assert!((tolerance(&still, &still) - (0.1 + 1e-9)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn verdicts_and_directories() {
+        let tally = |files, invalid, failed| Tally { files, invalid, failed }.verdict();
+        assert_eq!(tally(0, 0, 0), Verdict::NoFiles);
+        assert_eq!(tally(2, 0, 0), Verdict::Pass);
+        assert_eq!(tally(2, 0, 1), Verdict::Fail);
+        assert_eq!(tally(2, 1, 1), Verdict::Invalid);
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let files = scenario_files(&[root.join("scenarios"), root.join("x.toml")]);
+        assert!(files.contains(&root.join("scenarios/quickstart.ron")), "{files:?}");
+        assert!(files[..files.len() - 1].iter().all(|f| f.extension().is_some_and(|x| x == "ron")));
+        assert!(files[..files.len() - 1].is_sorted());
+        assert_eq!(files.last(), Some(&root.join("x.toml")), "files are kept as given");
+    }
+
+    #[test]
+    fn an_unloadable_file_is_invalid_and_names_itself() {
+        let opts = CheckOptions { replicas: Some(1), baselines: PathBuf::from("/nonexistent"), update: false };
+        let files = [PathBuf::from("/nonexistent/x.ron")];
+        let mut seen = Vec::new();
+        let tally = check_files(
+            &files,
+            &opts,
+            |f| seen.push(f.to_path_buf()),
+            |_, r| {
+                assert!(matches!(r, FileCheck::Invalid(e) if format!("{e:#}").contains("/nonexistent/x.ron")), "{r:?}");
+            },
+        );
+        assert_eq!(seen, files);
+        assert_eq!(tally.verdict(), Verdict::Invalid);
     }
 }

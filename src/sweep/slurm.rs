@@ -1,7 +1,8 @@
 //! Slurm job arrays for sweeps: `pilotsim sweep ... --slurm` writes an sbatch script whose
 //! array task `I` runs shard `I/N` of the sweep into `<out>/shard-I` and submits it;
 //! `pilotsim merge` then combines the shards into the outputs of the unsharded sweep, byte
-//! for byte. [`wait`] and [`cancel`] serve the tests that run arrays on a real cluster.
+//! for byte ([`sweep_array`] does what `--slurm` asks for). [`wait`] and [`cancel`] serve
+//! the tests that run arrays on a real cluster.
 //!
 //! Everything here was checked against a real single-node Slurm 22.05 cluster (Debian's
 //! slurm-wlm, no accounting database) set up as `shared/reference/slurm-local.md` describes
@@ -21,6 +22,10 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
+
+use super::plan::Vary;
+use super::{SweepOptions, prepare_sweep};
+use crate::scenario::Loaded;
 
 /// A sweep to run as a Slurm job array, one array task per shard.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -133,6 +138,90 @@ pub fn sbatch_script(job: &ArrayJob) -> String {
     );
     let _ = writeln!(s, "    --out {}/shard-\"${{SLURM_ARRAY_TASK_ID}}\" --quiet", shell_quote(out_dir));
     s
+}
+
+/// What `pilotsim sweep --slurm` asks for, besides the sweep itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlurmSweep {
+    /// Array tasks, one shard each (`--shards`).
+    pub shards: u32,
+    /// Extra sbatch arguments (`--slurm-arg`), see [`ArrayJob::extra_sbatch`].
+    pub extra_sbatch: Vec<String>,
+    /// Submit the script; false only writes it (`--dry-run`).
+    pub submit: bool,
+}
+
+/// What [`sweep_array`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Submission {
+    /// The script was written, not submitted.
+    Written { script: PathBuf },
+    /// The script was submitted as job array `job_id`; `next_step` tells the user how to
+    /// merge the shards when the array is done.
+    Submitted { script: PathBuf, job_id: String, next_step: String },
+}
+
+/// The job array of a sweep of `scenario_path` into `out`: the tasks run this executable
+/// with the sweep's `--vary`, `--replicas` and `--set` arguments, `--threads` from
+/// `opts.threads` (as the CPUs per task, default 1). Checked with [`ArrayJob::validate`].
+pub fn array_job(
+    scenario_path: &Path,
+    loaded: &Loaded,
+    vary: &[Vary],
+    opts: &SweepOptions,
+    out: &Path,
+    slurm: &SlurmSweep,
+) -> Result<ArrayJob> {
+    let mut sweep_args = Vec::new();
+    for v in vary {
+        sweep_args.push(format!("--vary={}={}", v.path, v.spec));
+    }
+    sweep_args.push(format!("--replicas={}", opts.replicas));
+    for s in &opts.sets {
+        sweep_args.push(format!("--set={s}"));
+    }
+    let job = ArrayJob {
+        job_name: format!("pilotsim-{}", loaded.scenario.name),
+        shards: slurm.shards,
+        pilotsim: std::env::current_exe()?,
+        scenario: std::path::absolute(scenario_path)?,
+        sweep_args,
+        out_dir: std::path::absolute(out)?,
+        cpus_per_task: u32::try_from(opts.threads.unwrap_or(1)).unwrap_or(u32::MAX),
+        extra_sbatch: slurm.extra_sbatch.clone(),
+    };
+    job.validate()?;
+    Ok(job)
+}
+
+/// `sweep --slurm`: check the sweep now (a bad `--vary` or `--set` fails here, not in every
+/// array task), write its [`array_job`] script to `out/sweep.sbatch` and submit it, unless
+/// `slurm.submit` is false.
+pub fn sweep_array(
+    scenario_path: &Path,
+    loaded: &Loaded,
+    vary: Vec<Vary>,
+    opts: &SweepOptions,
+    out: &Path,
+    slurm: &SlurmSweep,
+) -> Result<Submission> {
+    prepare_sweep(loaded, vary.clone(), opts)?;
+    std::fs::create_dir_all(out)?;
+    let job = array_job(scenario_path, loaded, &vary, opts, out, slurm)?;
+    let script = out.join("sweep.sbatch");
+    crate::metrics::write::atomic(&script, sbatch_script(&job).as_bytes())?;
+    if !slurm.submit {
+        return Ok(Submission::Written { script });
+    }
+    let job_id = submit(&script)?;
+    let q = |p: &Path| shell_quote(&p.display().to_string());
+    let next_step = format!(
+        "submitted job array {job_id} ({} tasks); when it is done: pilotsim merge --out {} {}/shard-*",
+        job.shards,
+        q(&out.join("merged")),
+        q(out)
+    );
+    Ok(Submission::Submitted { script, job_id, next_step })
 }
 
 /// Characters that need no quoting, for bash and for sbatch alike.

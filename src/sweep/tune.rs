@@ -246,6 +246,62 @@ pub fn write_outputs(out: &Path, spec: &TuneSpec, t: &Tuned) -> Result<()> {
     Ok(())
 }
 
+/// Parse `--param PATH=LOW:HIGH` into the path and the range.
+pub fn parse_param(param: &str) -> Result<(String, f64, f64)> {
+    let (path, range) =
+        param.split_once('=').ok_or_else(|| anyhow::anyhow!("--param {param:?}: expected PATH=LOW:HIGH"))?;
+    let (low, high) = range
+        .split_once(':')
+        .and_then(|(a, b)| Some((a.trim().parse::<f64>().ok()?, b.trim().parse::<f64>().ok()?)))
+        .ok_or_else(|| anyhow::anyhow!("--param {param:?}: expected PATH=LOW:HIGH with numbers"))?;
+    Ok((path.trim().to_string(), low, high))
+}
+
+/// The table `pilotsim tune` prints: one row per value tried, with its round, whether it is
+/// feasible, the objective and every constrained metric (mean ± 95 % CI).
+pub fn table(spec: &TuneSpec, t: &Tuned) -> String {
+    let mut out = format!(
+        "{:<6} {:>12} {:>9}  objective (mean ± 95 % CI) and constraints\n",
+        "round",
+        spec.param.rsplit('.').next().unwrap_or(""),
+        "feasible"
+    );
+    for t in &t.tried {
+        let cons: Vec<String> = spec
+            .constraints
+            .iter()
+            .map(|c| {
+                t.metrics.get(&c.metric).map_or(format!("{} missing", c.metric), |s| {
+                    format!("{} {:.4} ± {:.4}", c.metric, s.mean, s.ci95.unwrap_or(0.0))
+                })
+            })
+            .collect();
+        out += &format!(
+            "{:<6} {:>12.4} {:>9}  {:.4} ± {:.4}; {}\n",
+            t.round,
+            t.value,
+            if t.feasible { "yes" } else { "no" },
+            t.objective.0,
+            t.objective.1,
+            cons.join("; ")
+        );
+    }
+    out
+}
+
+/// What `pilotsim tune` concludes after the [`table`]: the chosen value with the bracket the
+/// optimum lies in, the objective there, and where the outputs are (`out`); `None` if no
+/// value tried satisfies every constraint.
+pub fn conclusion(spec: &TuneSpec, t: &Tuned, out: &Path) -> Option<String> {
+    let (Some(b), Some((lo, hi))) = (&t.best, bracket(spec, t)) else { return None };
+    let mut text = format!("\nchosen {} = {:.4} (the optimum lies in [{lo:.4}, {hi:.4}])\n", spec.param, b.value);
+    if spec.objective != spec.param {
+        text += &format!("{} = {:.4} ± {:.4} (95 % CI)\n", spec.objective, b.objective.0, b.objective.1);
+    }
+    text += &format!("outputs in {}/ (tune.parquet, tune.png, round-*/)\n", out.display());
+    Some(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,5 +332,41 @@ mod tests {
         assert_eq!(best_of(Goal::Maximize, &tried).unwrap().value, 0.5);
         assert_eq!(best_of(Goal::Minimize, &tried[..1]), None);
         assert_eq!(values(0.0, 1.0, 5), vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+    }
+
+    #[test]
+    fn param_table_and_conclusion() {
+        assert_eq!(parse_param("a.b = 0:1.5").unwrap(), ("a.b".to_string(), 0.0, 1.5));
+        assert!(parse_param("a.b").is_err());
+        assert!(parse_param("a.b=0:x").is_err());
+        let spec = TuneSpec {
+            scenario: "s".into(),
+            param: "a.b".into(),
+            low: 0.0,
+            high: 1.0,
+            goal: Goal::Minimize,
+            objective: "a.b".into(),
+            constraints: vec![Threshold { metric: "w".into(), op: Op::Le, value: 1.0 }],
+            steps: 3,
+            rounds: 1,
+        };
+        let t = |value, feasible| Tried {
+            round: 1,
+            value,
+            objective: (value, 0.0),
+            feasible,
+            metrics: [("w".to_string(), stat(0.5, 0.1))].into(),
+        };
+        let mut tuned = Tuned { best: None, tried: vec![t(0.0, false), t(0.5, true), t(1.0, true)] };
+        assert_eq!(conclusion(&spec, &tuned, Path::new("out")), None);
+        tuned.best = best_of(spec.goal, &tuned.tried);
+        let table = table(&spec, &tuned);
+        assert_eq!(table.lines().count(), 4, "{table}");
+        assert!(table.starts_with("round             b  feasible  objective"), "{table}");
+        assert!(table.contains("     0.5000       yes  0.5000 ± 0.0000; w 0.5000 ± 0.1000"), "{table}");
+        assert_eq!(
+            conclusion(&spec, &tuned, Path::new("out")).unwrap(),
+            "\nchosen a.b = 0.5000 (the optimum lies in [0.0000, 0.5000])\noutputs in out/ (tune.parquet, tune.png, round-*/)\n"
+        );
     }
 }

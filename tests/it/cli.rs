@@ -1,4 +1,4 @@
-//! The `pilotsim` binary: exit codes and messages of `validate` and `run`.
+//! The `pilotsim` binary: exit codes (0 success, 1 the answer is no, 2 an error) and messages.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -50,7 +50,7 @@ fn run_rejects_unknown_set_paths_and_writes_nothing() {
         .arg(&out_dir)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "bad input is an error");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("extra_pilot_fractio") && err.contains("extra_pilot_fraction"), "{err}");
     assert!(!out_dir.exists(), "nothing is written when the input is bad");
@@ -83,7 +83,7 @@ fn check_exit_codes_and_cfg_import() {
     assert!(ron.contains("lhcb_prod") && ron.contains("3000") && ron.contains("JOB_SHARING"), "{ron}");
     let broken = tmp("broken.cfg", "Registry\n{\n  Groups\n  {\n");
     let out = pilotsim().args(["import", "dirac-cfg"]).arg(&broken).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "bad input is an error");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(&format!("{}:", broken.display())), "{err}");
 }
@@ -113,7 +113,7 @@ fn sweep_slurm_dry_run_writes_an_array_script_without_submitting() {
         .arg(&out)
         .output()
         .unwrap();
-    assert_eq!(zero.status.code(), Some(1), "0 shards is an error");
+    assert_eq!(zero.status.code(), Some(2), "0 shards is an error");
     assert!(String::from_utf8_lossy(&zero.stderr).contains("shard"), "{}", String::from_utf8_lossy(&zero.stderr));
     let _ = std::fs::remove_dir_all(out);
 }

@@ -177,7 +177,7 @@ fn report_subcommand_writes_report_html_and_rejects_other_directories() {
     let empty = dir.parent().unwrap().join("empty");
     std::fs::create_dir_all(&empty).unwrap();
     let out = pilotsim().arg("report").arg(&empty).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "an error");
     let err = String::from_utf8_lossy(&out.stderr);
     let expected = format!("{}: neither a run (summary.json) nor a sweep (points.json) directory", empty.display());
     assert!(err.contains(&expected), "{err}");

@@ -279,3 +279,20 @@ fn submit_reports_sbatch_refusals() {
     assert!(err.contains("sbatch --parsable") && err.contains("array"), "{err}");
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+#[test]
+fn array_job_of_a_sweep_carries_its_arguments() {
+    let loaded = crate::scenario::quickstart();
+    let vary = vec![super::super::plan::parse_vary("dirac.director.extra_pilot_fraction=0,0.5").unwrap()];
+    let opts = SweepOptions { replicas: 2, threads: Some(3), shard: None, sets: vec!["seed=7".into()] };
+    let slurm = SlurmSweep { shards: 4, extra_sbatch: vec!["--time=00:10:00".into()], submit: false };
+    let job =
+        array_job(Path::new("scenarios/quickstart.ron"), &loaded, &vary, &opts, Path::new("out"), &slurm).unwrap();
+    assert_eq!(job.job_name, "pilotsim-quickstart");
+    assert_eq!(job.sweep_args, ["--vary=dirac.director.extra_pilot_fraction=0,0.5", "--replicas=2", "--set=seed=7"]);
+    assert_eq!((job.shards, job.cpus_per_task), (4, 3));
+    assert!(job.scenario.is_absolute() && job.out_dir.is_absolute() && job.out_dir.ends_with("out"));
+    assert_eq!(job.extra_sbatch, ["--time=00:10:00"]);
+    let none = SlurmSweep { shards: 0, ..slurm };
+    assert!(array_job(Path::new("s.ron"), &loaded, &vary, &opts, Path::new("out"), &none).is_err());
+}

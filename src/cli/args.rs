@@ -1,0 +1,226 @@
+//! The command line of `pilotsim`: every command, option, default and help text (clap
+//! derive). The doc comments of `Cli`, of the `Command` variants and of the fields are the
+//! `--help` text; a variant's doc comment overrides that of its arguments struct.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Deterministic discrete-event simulator of pilot-based grid workload management.
+///
+/// pilotsim models sites, CEs, batch queues and pilots, and drives faithful
+/// implementations of DIRAC's task queues, matcher, priorities and TaskqueueDirector, so
+/// you can tune settings offline, regression-check fairness, and draw review plots.
+#[derive(Parser)]
+#[command(name = "pilotsim", version, about, long_about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands; each runs a `run` function of the module of the same name in `cli`.
+#[derive(Subcommand)]
+pub enum Command {
+    /// Run one scenario and write its outputs (summary.json, Parquet tables, charts).
+    ///
+    /// Without SCENARIO, runs the embedded quickstart (scenarios/quickstart.ron).
+    /// Outputs go to results/<scenario name>/ unless --out is given.
+    Run(RunArgs),
+    /// Check scenario files: prints one line per problem and exits 1 if any file is invalid.
+    ///
+    /// Syntax errors are printed as FILE:LINE:COL: message, semantic ones as
+    /// FILE: field.path: message.
+    Validate(ValidateArgs),
+    /// Regression-check scenarios against their `expect` thresholds and committed baselines.
+    ///
+    /// Each scenario runs R replicas (seeds derived from its seed). A threshold holds if the
+    /// replica mean satisfies it; a baseline metric holds if the mean is within four standard
+    /// errors of the baseline (at least 1 %). Prints one row per scenario and metric; exits 0
+    /// if all pass, 1 if any fails, 2 if an input is invalid.
+    Check(CheckArgs),
+    /// Run a grid of parameter values × replicas in parallel and summarise it.
+    ///
+    /// Each --vary PATH=SPEC takes a list (0.1,0.2,0.5) or an inclusive range (0:1:0.1);
+    /// several make a full grid. Each point runs R replicas with seeds derived from the
+    /// scenario's seed and the point. Every finished run is written at once to DIR/runs/, so
+    /// rerunning the same command resumes; then DIR gets sweep.parquet (one row per run),
+    /// points.parquet and points.json (mean, std, 95 % CI per point) and charts. Results do
+    /// not depend on --threads.
+    Sweep(SweepArgs),
+    /// Find the parameter value that optimises an objective subject to constraints.
+    ///
+    /// Sweeps --steps values over [LOW, HIGH] with replicas, then zooms into the bracket
+    /// around the best feasible point for --rounds rounds. Constraints hold only if they hold
+    /// with the 95 % confidence interval. `--minimize PATH` with the parameter's own path
+    /// finds its smallest feasible value. Example:
+    /// pilotsim tune scenarios/quickstart.ron --param dirac.director.extra_pilot_fraction=0:1
+    ///   --minimize dirac.director.extra_pilot_fraction --target 'wait_time_s.lhcb_user.p95<=7200'
+    Tune(TuneArgs),
+    /// Combine the directories of a sharded sweep into the files an unsharded sweep makes.
+    Merge(MergeArgs),
+    /// Write DIR/report.html: one self-contained HTML page (tables and charts, no network
+    /// needed) for a run directory (summary.json) or a sweep directory (points.json).
+    Report(ReportArgs),
+    /// Convert real configuration into scenario fragments.
+    #[command(subcommand)]
+    Import(Import),
+}
+
+/// Arguments of `pilotsim run`.
+#[derive(Args)]
+pub struct RunArgs {
+    /// Scenario file (RON). Default: the embedded quickstart.
+    pub scenario: Option<PathBuf>,
+    /// Master seed of every random stream (default: the scenario's `seed`).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Output directory (default: results/<scenario name>/).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Override a scenario field, e.g. `--set dirac.director.extra_pilot_fraction=0.5`
+    /// or `--set 'sites[LCG.CERN.cern].ces.0.slots=800'`. Values are JSON or plain strings.
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub sets: Vec<String>,
+    /// No progress bar and no summary table.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Arguments of `pilotsim validate`.
+#[derive(Args)]
+pub struct ValidateArgs {
+    /// Scenario files (RON).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+}
+
+/// Arguments of `pilotsim check`.
+#[derive(Args)]
+pub struct CheckArgs {
+    /// Scenario files, or directories whose *.ron files are all checked.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Replicas per scenario (default: the scenario's `expect.replicas`, 5).
+    #[arg(long)]
+    pub replicas: Option<u32>,
+    /// Where baselines live.
+    #[arg(long, default_value = "results/baselines")]
+    pub baselines: PathBuf,
+    /// Rewrite the baselines from this run instead of comparing.
+    #[arg(long)]
+    pub update_baselines: bool,
+}
+
+/// Arguments of `pilotsim sweep`.
+#[derive(Args)]
+pub struct SweepArgs {
+    /// Scenario file (RON).
+    pub scenario: PathBuf,
+    /// A varied field and its values, e.g. dirac.director.extra_pilot_fraction=0:1:0.1.
+    #[arg(long = "vary", value_name = "PATH=SPEC", required = true)]
+    pub vary: Vec<String>,
+    /// Replicas per point.
+    #[arg(long, default_value_t = 3)]
+    pub replicas: u32,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Output directory (default: results/<scenario name>-sweep/).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Fixed overrides applied to every point.
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub sets: Vec<String>,
+    /// Run only the I-th of N slices of the runs (I/N, 0-based); combine with `merge`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    #[command(flatten)]
+    pub slurm: SlurmArgs,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Arguments of `pilotsim tune`.
+#[derive(Args)]
+pub struct TuneArgs {
+    /// Scenario file (RON).
+    pub scenario: PathBuf,
+    /// The tuned field and its range, PATH=LOW:HIGH.
+    #[arg(long, value_name = "PATH=LOW:HIGH")]
+    pub param: String,
+    /// Metric (or the parameter path) to minimise.
+    #[arg(long, conflicts_with = "maximize", required_unless_present = "maximize")]
+    pub minimize: Option<String>,
+    /// Metric to maximise.
+    #[arg(long)]
+    pub maximize: Option<String>,
+    /// A constraint `METRIC<=X` or `METRIC>=X`, repeatable.
+    #[arg(long = "target", value_name = "METRIC<=X")]
+    pub targets: Vec<String>,
+    /// Values per round.
+    #[arg(long, default_value_t = 6)]
+    pub steps: usize,
+    /// Rounds of zooming.
+    #[arg(long, default_value_t = 2)]
+    pub rounds: usize,
+    /// Replicas per value.
+    #[arg(long, default_value_t = 5)]
+    pub replicas: u32,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Fixed overrides.
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub sets: Vec<String>,
+    /// Output directory (default: results/<scenario name>-tune/).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// Arguments of `pilotsim merge`.
+#[derive(Args)]
+pub struct MergeArgs {
+    /// Where to write the merged sweep.
+    #[arg(long, required = true)]
+    pub out: PathBuf,
+    /// Shard directories.
+    #[arg(required = true)]
+    pub dirs: Vec<PathBuf>,
+}
+
+/// Arguments of `pilotsim report`.
+#[derive(Args)]
+pub struct ReportArgs {
+    /// A run or sweep output directory.
+    pub dir: PathBuf,
+}
+
+/// Options of `sweep --slurm`.
+#[derive(Args)]
+pub struct SlurmArgs {
+    /// Write an sbatch script for a Slurm job array (one task per shard) into the output
+    /// directory and submit it instead of running locally; then `merge` the shard-* dirs.
+    #[arg(long)]
+    pub slurm: bool,
+    /// Shards (array tasks) for --slurm.
+    #[arg(long, default_value_t = 4)]
+    pub shards: u32,
+    /// Extra sbatch option for --slurm, repeatable, e.g. --slurm-arg=--time=02:00:00.
+    #[arg(long = "slurm-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub slurm_args: Vec<String>,
+    /// With --slurm: write the script but do not submit it.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// The `import` subcommands.
+#[derive(Subcommand)]
+pub enum Import {
+    /// Print the RON fragment (groups, share_corrections) equivalent to a DIRAC CS .cfg file
+    /// (Registry/Groups and Operations/.../JobScheduling/ShareCorrections).
+    DiracCfg {
+        /// The .cfg file.
+        file: PathBuf,
+    },
+}

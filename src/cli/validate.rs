@@ -1,0 +1,26 @@
+//! `pilotsim validate`: is each scenario file valid?
+
+use pilotsim::scenario;
+
+use super::Outcome;
+use super::args::ValidateArgs;
+
+/// Print `FILE: ok` or the file's problem for each file; [`Outcome::No`] if any is
+/// invalid (an unreadable file counts as invalid: it is one of the problems listed).
+pub fn run(args: ValidateArgs) -> anyhow::Result<Outcome> {
+    let mut bad = 0;
+    for f in &args.files {
+        match scenario::load_file(f) {
+            Ok(_) => println!("{}: ok", f.display()),
+            Err(e) => {
+                bad += 1;
+                println!("{e}");
+            }
+        }
+    }
+    if bad > 0 {
+        eprintln!("{bad} of {} file(s) invalid", args.files.len());
+        return Ok(Outcome::No);
+    }
+    Ok(Outcome::Success)
+}

@@ -1,0 +1,87 @@
+//! The terminal report of `pilotsim run`: the headline figures of a [`Summary`] as the
+//! plain-text table printed after a run (the full figures are in `summary.json`).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::summary::Summary;
+
+fn pct(v: Option<f64>) -> String {
+    v.map_or("—".into(), |x| format!("{:.1}%", 100.0 * x))
+}
+
+fn hours(v: Option<f64>) -> String {
+    v.map_or("—".into(), |x| format!("{:.2} h", x / 3600.0))
+}
+
+/// The report printed by `pilotsim run`: run identity and speed, job and pilot counts,
+/// target against achieved shares per entity, waiting times per group, and where the
+/// outputs are (`dir`). `origin` says where the scenario came from. Ends with a newline.
+pub fn terminal_report(s: &Summary, origin: &str, dir: &Path) -> String {
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    let _ = write_report(&mut out, s, origin, dir);
+    out
+}
+
+fn write_report(out: &mut String, s: &Summary, origin: &str, dir: &Path) -> std::fmt::Result {
+    writeln!(out, "pilotsim {} — {} ({origin}), seed {}", s.pilotsim_version, s.scenario, s.seed)?;
+    writeln!(
+        out,
+        "simulated {:.1} h: {} events in {:.2} s ({:.0} events/s), digest {}",
+        s.simulated_hours, s.events, s.wall_seconds, s.events_per_second, s.digest
+    )?;
+    let j = &s.jobs;
+    writeln!(
+        out,
+        "jobs:   {} submitted, {} done, {} failed, {} running and {} waiting at the end",
+        j.submitted, j.done, j.failed, j.running_at_end, j.waiting_at_end
+    )?;
+    let p = &s.pilots;
+    writeln!(
+        out,
+        "pilots: {} submitted, {} used, {} empty, {} aborted, {} failed, {} cancelled; efficiency {}",
+        p.submitted,
+        p.used,
+        p.empty,
+        p.aborted,
+        p.failed,
+        p.cancelled,
+        pct(s.pilot_efficiency)
+    )?;
+    writeln!(
+        out,
+        "\n{:<28} {:>7} {:>9} {:>9}   (shares of running-job time after {:.1} h warm-up)",
+        "entity", "target", "achieved", "deviation", s.warmup_hours
+    )?;
+    for (name, e) in &s.entities {
+        let indent = if e.level == "user" { "  " } else { "" };
+        writeln!(
+            out,
+            "{:<28} {:>7} {:>9} {:>9}",
+            format!("{indent}{name}"),
+            pct(Some(e.target_share)),
+            pct(e.achieved_share),
+            pct(e.deviation)
+        )?;
+    }
+    writeln!(out, "max group share deviation: {}", pct(s.max_share_deviation))?;
+    writeln!(out, "\n{:<28} {:>8} {:>10} {:>10}", "waiting time", "jobs", "p50", "p95")?;
+    for (g, w) in &s.wait_time_s {
+        writeln!(out, "{g:<28} {:>8} {:>10} {:>10}", w.n, hours(w.p50), hours(w.p95))?;
+    }
+    writeln!(out, "\noutputs in {}/", dir.display())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_values_are_dashes() {
+        assert_eq!(pct(None), "—");
+        assert_eq!(pct(Some(0.1234)), "12.3%");
+        assert_eq!(hours(Some(5400.0)), "1.50 h");
+        assert_eq!(hours(None), "—");
+    }
+}
