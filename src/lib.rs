@@ -1,8 +1,26 @@
 //! pilotsim — a deterministic discrete-event simulator of pilot-based grid workload
 //! management (DIRAC, PanDA).
 //!
-//! Layers (each may use those below it, never those above), see `DESIGN.md`:
-//! `report` → `sim` → `metrics` → `scenario` → `grid`, `workload` → `dirac` → `engine`.
+//! Layers, top to bottom; each module uses only those below it (DESIGN.md, "Layers";
+//! enforced by `tests/it/layers.rs`, which reads every `crate::` path outside the tests):
+//!
+//! ```text
+//! main.rs, cli/      the binary: parse, dispatch one function per command, one exit policy
+//! sweep              many runs: grids, replicas, shards, Slurm arrays, merge, tune, check
+//! run                one run end to end: prepare -> simulate -> write
+//! report             charts (PNG + SVG), the outputs of a run, the HTML report
+//! sim                the world: the only place where time passes; applies WMS actions
+//! wms                the WMS boundary (news in, actions out) and its implementations
+//! metrics            the recorder (observes only), summaries, Parquet tables
+//! scenario           scenario files, validation, DIRAC cfg import
+//! dirac              DIRAC's decision modules: pure, engine-agnostic
+//! grid, workload     the neutral model: CEs and pilots; jobs, accounting, share entities
+//! ids                job, pilot, CE, site, entity and WMS ids
+//! engine             time, event queue, random streams, samplers, digest
+//! ```
+//!
+//! `report` sits below `run` (DESIGN.md draws it above): a run writes its outputs through
+//! `report::outputs`, and nothing in `report` needs a run.
 
 pub mod dirac;
 pub mod engine;

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 /// Task-queue id, in creation order (DIRAC's auto-increment `TQId`).
 pub type TqId = u32;
 /// Job id, in submission order (DIRAC's `JobID`).
-pub type JobId = u32;
+pub use crate::ids::JobId;
 
 /// The CPU-time segments a job's `CPUTime` is rounded up to.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]

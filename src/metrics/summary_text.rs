@@ -38,16 +38,19 @@ fn write_report(out: &mut String, s: &Summary, origin: &str, dir: &Path) -> std:
         j.submitted, j.done, j.failed, j.running_at_end, j.waiting_at_end
     )?;
     let p = &s.pilots;
+    let refused =
+        if p.refused > 0 { format!(" ({} more refused by full CE queues)", p.refused) } else { String::new() };
+    writeln!(out, "pilots: {} submitted{refused}, {} running at the end", p.submitted, p.running_at_end)?;
     writeln!(
         out,
-        "pilots: {} submitted, {} used, {} empty, {} aborted, {} failed, {} cancelled; efficiency {}",
-        p.submitted,
-        p.used,
-        p.empty,
-        p.aborted,
-        p.failed,
-        p.cancelled,
-        pct(s.pilot_efficiency)
+        "        {} used, {} empty, {} failed at start; {} never started: {} aborted, {} cancelled, {} still waiting",
+        p.used, p.empty, p.failed, p.never_started, p.aborted, p.cancelled, p.waiting_at_end
+    )?;
+    writeln!(
+        out,
+        "efficiency: {} of started pilots ran a job (pilot_efficiency), {} of submitted ones (submission_efficiency)",
+        pct(s.pilot_efficiency),
+        pct(s.submission_efficiency)
     )?;
     writeln!(
         out,

@@ -2,6 +2,7 @@ mod boundary;
 mod check;
 mod cli;
 mod determinism;
+mod layers;
 mod pins;
 mod report;
 mod slurm;
