@@ -14,8 +14,9 @@ pub type CeId = u32;
 pub type SiteId = u32;
 /// A share entity (a group, or a user within a group): its index in the entity list.
 pub type EntityId = usize;
-/// A WMS instance of the world: its index in the world's WMS list.
-pub type WmsId = u16;
+/// A WMS instance of the world: its index in the world's WMS list (at most 256 instances,
+/// which keeps every event of the queue within 8 bytes).
+pub type WmsId = u8;
 
 /// The index into a vector of jobs (ids start at 1).
 pub fn job_index(j: JobId) -> usize {

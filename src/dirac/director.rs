@@ -157,7 +157,7 @@ mod tests {
             let def = TqDefinition { owner: owner as u32, cpu_time: cpu, ..Default::default() };
             for _ in 0..n {
                 job += 1;
-                db.insert_job(def.clone(), job, 1);
+                db.insert_job(&def, job, 1);
             }
             db.get_mut(owner as u32 + 1).unwrap().priority = prio;
         }

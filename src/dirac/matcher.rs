@@ -291,7 +291,7 @@ mod tests {
         for &(p, n) in levels {
             for _ in 0..n {
                 id += 1;
-                db.insert_job(def(), id, p);
+                db.insert_job(&def(), id, p);
             }
         }
         db.get(1).unwrap().clone()
@@ -328,9 +328,9 @@ mod tests {
     fn cpu_first_ordering_takes_the_longest_tq() {
         let mut db = TaskQueueDb::new();
         let mut d = def();
-        db.insert_job(d.clone(), 1, 1);
+        db.insert_job(&d, 1, 1);
         d.cpu_time = 500;
-        db.insert_job(d, 2, 1);
+        db.insert_job(&d, 2, 1);
         db.get_mut(1).unwrap().priority = 0.001;
         db.get_mut(2).unwrap().priority = 1e6;
         let all: Vec<&TaskQueue> = db.iter().collect();

@@ -187,7 +187,7 @@ mod tests {
         let mut job = 0;
         for (owner, cpu) in [(1, 500), (2, 5000), (3, 50_000), (1, 300_000)] {
             job += 1;
-            db.insert_job(def(0, owner, cpu), job, 1);
+            db.insert_job(&def(0, owner, cpu), job, 1);
         }
         let p = prio(&db, &[0], &shares(&[(0, 3000.0)]), UserPriorityWeighting::Sum);
         assert_eq!(p, vec![750.0; 4]);
@@ -197,9 +197,9 @@ mod tests {
     fn other_groups_split_1_over_n_times_u() {
         // Seed 002: 1/(N·U), U = users with waiting jobs, N = TQs of that user.
         let mut db = TaskQueueDb::new();
-        db.insert_job(def(1, 10, 500), 1, 1);
-        db.insert_job(def(1, 10, 5000), 2, 1);
-        db.insert_job(def(1, 11, 500), 3, 1);
+        db.insert_job(&def(1, 10, 500), 1, 1);
+        db.insert_job(&def(1, 10, 5000), 2, 1);
+        db.insert_job(&def(1, 11, 500), 3, 1);
         let p = prio(&db, &[], &shares(&[(1, 1000.0)]), UserPriorityWeighting::Sum);
         assert_eq!(p, vec![250.0, 250.0, 500.0]);
     }
@@ -210,9 +210,9 @@ mod tests {
         // under SUM (seed), ten jobs at priority 1 outweigh one at priority 5.
         let mut db = TaskQueueDb::new();
         for j in 0..10 {
-            db.insert_job(def(0, 1, 500), j, 1);
+            db.insert_job(&def(0, 1, 500), j, 1);
         }
-        db.insert_job(def(0, 1, 5000), 100, 5);
+        db.insert_job(&def(0, 1, 5000), 100, 5);
         let s = shares(&[(0, 1500.0)]);
         let sum = prio(&db, &[0], &s, UserPriorityWeighting::Sum);
         assert!((sum[0] - 1000.0).abs() < 1e-9 && (sum[1] - 500.0).abs() < 1e-9, "{sum:?}");
@@ -225,9 +225,9 @@ mod tests {
         // DIRAC's Test_TaskQueueDB.py (reference §6): TQs differing only in CPUTime with average
         // priorities 5/3/2 get share·{0.5, 0.3, 0.2}; all equal → share/3 each.
         let mut db = TaskQueueDb::new();
-        db.insert_job(def(0, 1, 500), 1, 5);
-        db.insert_job(def(0, 1, 5000), 2, 3);
-        db.insert_job(def(0, 1, 50_000), 3, 2);
+        db.insert_job(&def(0, 1, 500), 1, 5);
+        db.insert_job(&def(0, 1, 5000), 2, 3);
+        db.insert_job(&def(0, 1, 50_000), 3, 2);
         for share in [0.5, 1.0, 2.0] {
             let p = prio(&db, &[0], &shares(&[(0, share)]), UserPriorityWeighting::Average);
             let want = [share * 0.5, share * 0.3, share * 0.2];
@@ -240,8 +240,8 @@ mod tests {
     #[test]
     fn missing_share_defaults_to_1000_and_user_factor_applies() {
         let mut db = TaskQueueDb::new();
-        db.insert_job(def(4, 1, 500), 1, 1);
-        db.insert_job(def(4, 2, 500), 2, 1);
+        db.insert_job(&def(4, 1, 500), 1, 1);
+        db.insert_job(&def(4, 2, 500), 2, 1);
         let mut s = EntityShares::default();
         s.user_factor.insert((4, 2), 3.0);
         let p = prio(&db, &[], &s, UserPriorityWeighting::Sum);
@@ -251,7 +251,7 @@ mod tests {
     #[test]
     fn floor_and_zero_share() {
         let mut db = TaskQueueDb::new();
-        db.insert_job(def(0, 1, 500), 1, 0);
+        db.insert_job(&def(0, 1, 500), 1, 0);
         let p = prio(&db, &[0], &shares(&[(0, 0.0)]), UserPriorityWeighting::Sum);
         assert_eq!(p, vec![TQ_MIN_SHARE]);
     }

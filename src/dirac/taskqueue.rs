@@ -186,9 +186,10 @@ impl TaskQueueDb {
         Self { next_id: 1, ..Self::default() }
     }
 
-    /// Insert a waiting job into the TQ with its exact definition, creating it if needed.
-    pub fn insert_job(&mut self, def: TqDefinition, job: JobId, user_priority: u8) -> TqChange {
-        let (id, created) = match self.by_def.get(&def) {
+    /// Insert a waiting job into the TQ with its exact definition, creating it if needed
+    /// (the definition is copied only then).
+    pub fn insert_job(&mut self, def: &TqDefinition, job: JobId, user_priority: u8) -> TqChange {
+        let (id, created) = match self.by_def.get(def) {
             Some(&id) => (id, false),
             None => {
                 let id = self.next_id;
@@ -196,7 +197,7 @@ impl TaskQueueDb {
                 self.by_def.insert(def.clone(), id);
                 let tq = TaskQueue {
                     id,
-                    def,
+                    def: def.clone(),
                     priority: 1.0,
                     levels: BTreeMap::new(),
                     n_jobs: 0,
@@ -313,10 +314,10 @@ mod tests {
     #[test]
     fn identical_requirements_share_a_tq_and_sets_ignore_order() {
         let mut db = TaskQueueDb::new();
-        assert_eq!(db.insert_job(def(1, 500, vec![2, 1]), 10, 1), TqChange::Created(1));
-        assert_eq!(db.insert_job(def(1, 500, vec![1, 2, 2]), 11, 1), TqChange::Existing(1));
-        assert_eq!(db.insert_job(def(1, 5000, vec![1, 2]), 12, 1), TqChange::Created(2));
-        assert_eq!(db.insert_job(def(2, 500, vec![1, 2]), 13, 1), TqChange::Created(3));
+        assert_eq!(db.insert_job(&def(1, 500, vec![2, 1]), 10, 1), TqChange::Created(1));
+        assert_eq!(db.insert_job(&def(1, 500, vec![1, 2, 2]), 11, 1), TqChange::Existing(1));
+        assert_eq!(db.insert_job(&def(1, 5000, vec![1, 2]), 12, 1), TqChange::Created(2));
+        assert_eq!(db.insert_job(&def(2, 500, vec![1, 2]), 13, 1), TqChange::Created(3));
         assert_eq!(db.len(), 3);
         assert_eq!(db.get(1).unwrap().n_jobs, 2);
         assert_eq!(db.waiting_jobs(), 4);
@@ -325,8 +326,8 @@ mod tests {
     #[test]
     fn removing_the_last_job_deletes_the_tq_and_a_new_one_gets_a_new_id() {
         let mut db = TaskQueueDb::new();
-        db.insert_job(def(1, 500, vec![]), 1, 3);
-        db.insert_job(def(1, 500, vec![]), 2, 1);
+        db.insert_job(&def(1, 500, vec![]), 1, 3);
+        db.insert_job(&def(1, 500, vec![]), 2, 1);
         let tq = db.get(1).unwrap();
         assert_eq!(tq.sum_user_priority, 4);
         assert_eq!(tq.levels.len(), 2);
@@ -334,7 +335,7 @@ mod tests {
         assert_eq!(db.remove_job(1, 2, 1), None, "already removed");
         assert_eq!(db.remove_job(1, 1, 3), Some(TqChange::Deleted(1)));
         assert!(db.is_empty());
-        assert_eq!(db.insert_job(def(1, 500, vec![]), 3, 1), TqChange::Created(2));
+        assert_eq!(db.insert_job(&def(1, 500, vec![]), 3, 1), TqChange::Created(2));
     }
 
     #[test]

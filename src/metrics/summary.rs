@@ -36,8 +36,11 @@ pub struct PilotSummary {
     pub waiting_at_end: u64,
     pub running_at_end: u64,
     /// Submitted but never started: aborted, cancelled while waiting, or still waiting.
+    /// (Defaults to 0 when reading a summary written before it existed.)
+    #[serde(default)]
     pub never_started: u64,
     /// Submissions a CE refused (its `MaxWaitingJobs` / `MaxTotalJobs`); not in `submitted`.
+    #[serde(default)]
     pub refused: u64,
 }
 
@@ -88,6 +91,7 @@ pub struct Summary {
     /// used / started pilots.
     pub pilot_efficiency: Option<f64>,
     /// used / submitted pilots: how many of the pilots sent out ran a job.
+    #[serde(default)]
     pub submission_efficiency: Option<f64>,
     pub warmup_hours: f64,
     pub entities: BTreeMap<String, EntitySummary>,

@@ -19,35 +19,39 @@ use crate::workload::{Accounting, Job, JobSpec, JobStatus, ShareEntities};
 pub enum Event {
     /// A job is submitted to its WMS (code 1).
     JobArrival(JobId),
-    /// A WMS timer fires (its own kind).
-    Wms(WmsId, Timer),
+    /// A WMS timer fires (its own kind). Flattened so that an event fits in 8 bytes.
+    Wms { wms: WmsId, kind: u16, id: u32 },
     /// Metrics are sampled (code 4).
     Sample,
-    /// The grid's middleware acts on a pilot (codes 5 and 6).
-    Grid(GridEvent),
+    /// A pilot leaves the middleware and reaches its CE's batch queue (code 5).
+    PilotReachesBatch(PilotId),
+    /// The middleware aborts a pilot (code 6).
+    PilotAborted(PilotId),
     /// A running pilot asks its WMS for work (code 8).
     PilotAsks(PilotId),
-    /// A job running in a pilot ends (code 9).
-    JobEnd(PilotId, JobId),
+    /// A job running in a pilot ends (code 9; its pilot is the job's).
+    JobEnd(JobId),
     /// The accounting takes a snapshot of usage (code 10).
     AccountingSnapshot,
 }
 
 impl Event {
-    /// A stable code and id for the event digest.
-    fn digest_words(self) -> (u64, u64) {
+    /// A stable code and id for the event digest; a job's end is digested by its pilot.
+    fn digest_words(self, jobs: &[Job]) -> (u64, u64) {
         match self {
             Event::JobArrival(j) => (1, u64::from(j)),
-            Event::Wms(w, t) => (u64::from(w) << 16 | u64::from(t.kind), u64::from(t.id)),
+            Event::Wms { wms, kind, id } => (u64::from(wms) << 16 | u64::from(kind), u64::from(id)),
             Event::Sample => (4, 0),
-            Event::Grid(GridEvent::PilotReachesBatch(p)) => (5, u64::from(p)),
-            Event::Grid(GridEvent::PilotAborted(p)) => (6, u64::from(p)),
+            Event::PilotReachesBatch(p) => (5, u64::from(p)),
+            Event::PilotAborted(p) => (6, u64::from(p)),
             Event::PilotAsks(p) => (8, u64::from(p)),
-            Event::JobEnd(p, _) => (9, u64::from(p)),
+            Event::JobEnd(j) => (9, u64::from(jobs[job_index(j)].pilot.expect("a running job has a pilot"))),
             Event::AccountingSnapshot => (10, 0),
         }
     }
 }
+
+const _: () = assert!(std::mem::size_of::<Event>() == 8, "queue entries stay 16 bytes");
 
 /// News waiting to be delivered to a WMS once the current callback has returned.
 #[derive(Debug, Clone, Copy)]
@@ -151,7 +155,7 @@ impl World {
     /// Process every event up to and including `until`.
     pub fn run_until(&mut self, until: SimTime) {
         while let Some((now, ev)) = self.core.queue.pop_until(until) {
-            let (code, id) = ev.digest_words();
+            let (code, id) = ev.digest_words(&self.core.jobs);
             self.core.digest.write_u64(now.as_millis());
             self.core.digest.write_u64(code << 32 | id);
             self.core.events += 1;
@@ -172,25 +176,25 @@ impl World {
                 core.caller = w;
                 self.wms[w as usize].job_submitted(core, j);
             }
-            Event::Wms(w, timer) => {
-                core.caller = w;
-                self.wms[w as usize].timer(core, timer);
+            Event::Wms { wms, kind, id } => {
+                core.caller = wms;
+                self.wms[wms as usize].timer(core, Timer { kind, id });
             }
             Event::Sample => {
                 let counts = core.grid.counts();
                 core.recorder.sample(now, counts);
                 core.queue.push(now + core.sample_interval, Event::Sample);
             }
-            Event::Grid(GridEvent::PilotReachesBatch(p)) => {
+            Event::PilotReachesBatch(p) => {
                 core.grid.reaches_batch(now, p, &mut core.transitions);
                 core.apply_transitions();
             }
-            Event::Grid(GridEvent::PilotAborted(p)) => {
+            Event::PilotAborted(p) => {
                 core.grid.abort(now, p, &mut core.transitions);
                 core.apply_transitions();
             }
             Event::PilotAsks(p) => self.pilot_asks(p),
-            Event::JobEnd(p, j) => self.job_end(p, j),
+            Event::JobEnd(j) => self.job_end(j),
             Event::AccountingSnapshot => {
                 core.accounting.snapshot(now);
                 let period = core.accounting_period.expect("scheduled only with a period");
@@ -246,10 +250,11 @@ impl World {
         }
     }
 
-    fn job_end(&mut self, p: PilotId, j: JobId) {
+    fn job_end(&mut self, j: JobId) {
         let core = &mut self.core;
         let now = core.now;
         let job = &core.jobs[job_index(j)];
+        let p = job.pilot.expect("a started job has a pilot");
         if !core.grid.end_job(p, j, job.cores) {
             return; // killed with its pilot meanwhile
         }
@@ -300,7 +305,7 @@ impl Core {
         self.accounting.job_started(now, entities);
         self.recorder.job_started(now, entities, power);
         let limit = self.grid.walltime_limit(p);
-        self.queue.push((now + duration).min(limit), Event::JobEnd(p, j));
+        self.queue.push((now + duration).min(limit), Event::JobEnd(j));
         true
     }
 
@@ -361,7 +366,13 @@ impl Ctx for Core {
 
     fn submit_pilot(&mut self, ce: CeId, shape: PilotShape) -> Result<PilotId, Refusal> {
         let (p, at, ev) = self.grid.submit(self.now, ce, self.caller, shape)?;
-        self.queue.push(at, Event::Grid(ev));
+        self.queue.push(
+            at,
+            match ev {
+                GridEvent::PilotReachesBatch(p) => Event::PilotReachesBatch(p),
+                GridEvent::PilotAborted(p) => Event::PilotAborted(p),
+            },
+        );
         Ok(p)
     }
 
@@ -375,6 +386,6 @@ impl Ctx for Core {
     }
 
     fn set_timer(&mut self, at: SimTime, timer: Timer) {
-        self.queue.push(at.max(self.now), Event::Wms(self.caller, timer));
+        self.queue.push(at.max(self.now), Event::Wms { wms: self.caller, kind: timer.kind, id: timer.id });
     }
 }

@@ -30,20 +30,23 @@ const DIRECTOR_CYCLE: u16 = 2;
 const PRIORITY_RECALCULATION: u16 = 3;
 const PILOT_STALLED: u16 = 7;
 
-/// What DIRAC attaches to one of its pilots.
-#[derive(Debug, Clone, Copy)]
+/// What DIRAC attaches to one of its pilots. Kept to 16 bytes: the JobAgent reads it at
+/// every request, and a compact table keeps the running pilots' entries in cache.
+#[derive(Debug, Clone, Copy, Default)]
 struct DiracPilot {
-    /// The task queue it was submitted for.
+    /// The task queue it was submitted for (0: not one of DIRAC's pilots).
     tq: TqId,
-    /// Generic, or private to an owner and group.
-    identity: PilotIdentity,
+    /// Its identity, an index into `DiracWms::identities` (0: generic).
+    identity: u32,
     /// JobAgent cycles (match requests) made.
     cycles: u32,
-    /// At most this many cycles (`-M`, generic pilots), if limited.
-    max_cycles: Option<u32>,
-    /// Consecutive failed matches.
-    failed_matches: u32,
+    /// Consecutive failed matches (saturating; `StopAfterFailedMatches` ends it long before).
+    failed_matches: u16,
+    /// Limited to `MaxJobsInFillMode` cycles (`-M`, generic pilots).
+    limited: bool,
 }
+
+const _: () = assert!(std::mem::size_of::<DiracPilot>() == 16);
 
 /// The DIRAC WMS.
 pub struct DiracWms {
@@ -53,8 +56,10 @@ pub struct DiracWms {
     tqs: TaskQueueDb,
     /// The task queue of each job it was given, by `job_index` (None: not DIRAC's).
     job_tq: Vec<Option<TqId>>,
-    /// Its pilots, by pilot id (None: another WMS's).
-    pilots: Vec<Option<DiracPilot>>,
+    /// Its pilots, by pilot id (`tq` 0: another WMS's).
+    pilots: Vec<DiracPilot>,
+    /// Pilot identities in first-use order; 0 is Generic.
+    identities: Vec<PilotIdentity>,
     /// Pilots in Submitted/Waiting per TQ within maxPilotWaitingHours, for the director.
     waiting: WaitingPilots,
     /// Streams: the director's draws, the Matcher's, and the gLite WMS's CE choice.
@@ -77,6 +82,7 @@ impl DiracWms {
             tqs: TaskQueueDb::new(),
             job_tq: Vec::new(),
             pilots: Vec::new(),
+            identities: vec![PilotIdentity::Generic],
             waiting: WaitingPilots::default(),
             director_rng: rngs.stream("dirac/director"),
             matcher_rng: rngs.stream("dirac/matcher"),
@@ -98,7 +104,16 @@ impl DiracWms {
     }
 
     fn pilot(&mut self, p: PilotId) -> &mut DiracPilot {
-        self.pilots[p as usize].as_mut().expect("one of DIRAC's pilots")
+        &mut self.pilots[p as usize]
+    }
+
+    /// The index of an identity in `identities`, added if new.
+    fn identity_index(&mut self, identity: PilotIdentity) -> u32 {
+        let i = self.identities.iter().position(|&x| x == identity).unwrap_or_else(|| {
+            self.identities.push(identity);
+            self.identities.len() - 1
+        });
+        i as u32
     }
 
     // ---- task queues and priorities (TaskQueuesAgent) -------------------------------------
@@ -141,7 +156,7 @@ impl DiracWms {
                 PilotIdentity::Generic
             };
             let mut candidates = self.list_match(ctx.grid(), tq, sub.pool);
-            let max_cycles = (!sub.private).then_some(self.cfg.director.max_jobs_in_fill_mode);
+            let identity = self.identity_index(identity);
             let mut submitted = 0;
             while submitted < sub.pilots {
                 let grid = ctx.grid();
@@ -159,9 +174,10 @@ impl DiracWms {
                 Self::after(ctx, self.cfg.pilot_status.pilot_stalled_days * 86_400.0, PILOT_STALLED, p);
                 let i = p as usize;
                 if self.pilots.len() <= i {
-                    self.pilots.resize(i + 1, None);
+                    self.pilots.resize(i + 1, DiracPilot::default());
                 }
-                self.pilots[i] = Some(DiracPilot { tq: sub.tq, identity, cycles: 0, max_cycles, failed_matches: 0 });
+                self.pilots[i] =
+                    DiracPilot { tq: sub.tq, identity, cycles: 0, failed_matches: 0, limited: !sub.private };
                 self.waiting.submitted(sub.tq, p, now);
             }
         }
@@ -205,7 +221,7 @@ impl Wms for DiracWms {
     fn job_submitted(&mut self, ctx: &mut dyn Ctx, j: JobId) {
         let stream = ctx.jobs()[job_index(j)].stream as usize;
         let up = self.st.stream_user_priority[stream];
-        let change = self.tqs.insert_job(self.st.stream_def[stream].clone(), j, up);
+        let change = self.tqs.insert_job(&self.st.stream_def[stream], j, up);
         let i = job_index(j);
         if self.job_tq.len() <= i {
             self.job_tq.resize(i + 1, None);
@@ -236,12 +252,11 @@ impl Wms for DiracWms {
         }
     }
 
-    fn pilot_news(&mut self, _ctx: &mut dyn Ctx, p: PilotId, news: PilotNews) {
-        // Started, aborted, failed or cancelled: it no longer counts as waiting.
-        if matches!(news, PilotNews::Started | PilotNews::Ended(_)) {
-            let tq = self.pilot(p).tq;
-            self.waiting.left(tq, p);
-        }
+    /// Started, or ended (aborted, failed, cancelled, done): the pilot no longer counts as
+    /// waiting for the director (a second call for the same pilot changes nothing).
+    fn pilot_news(&mut self, _ctx: &mut dyn Ctx, p: PilotId, _news: PilotNews) {
+        let tq = self.pilot(p).tq;
+        self.waiting.left(tq, p);
     }
 
     /// The JobAgent's cycle (reference §5): stop when out of cycles or CPU time, otherwise
@@ -254,12 +269,12 @@ impl Wms for DiracWms {
         let ce = &ctx.grid().ces[c as usize];
         let elapsed = (now - pilot.started.expect("running")).as_secs_f64();
         let cpu_left = ja.cpu_time_left(ce.max_walltime_s, elapsed, ce.cpu_power);
-        let dp = self.pilots[p as usize].expect("one of DIRAC's pilots");
-        let out_of_cycles = dp.max_cycles.is_some_and(|m| dp.cycles >= m);
+        let dp = self.pilots[p as usize];
+        let out_of_cycles = dp.limited && dp.cycles >= self.cfg.director.max_jobs_in_fill_mode;
         if out_of_cycles || (jobs_run > 0 && !ja.can_ask(cpu_left)) || cpu_left <= 0.0 {
             return Answer::Exit;
         }
-        let resource = self.st.resource(c, dp.identity, cpu_left);
+        let resource = self.st.resource(c, self.identities[dp.identity as usize], cpu_left);
         let st = &self.st;
         let found = matcher::request_job(
             &self.tqs,
@@ -282,8 +297,8 @@ impl Wms for DiracWms {
             }
             None => {
                 let pilot = self.pilot(p);
-                pilot.failed_matches += 1;
-                let failures = pilot.failed_matches;
+                pilot.failed_matches = pilot.failed_matches.saturating_add(1);
+                let failures = u32::from(pilot.failed_matches);
                 let ja = &self.cfg.job_agent;
                 if ja.gives_up(failures) {
                     Answer::Exit
@@ -300,13 +315,13 @@ impl Wms for DiracWms {
     }
 
     fn pilot_columns(&self, grid: &Grid) -> Vec<ExtraColumn> {
-        let of = |p: u32| self.pilots.get(p as usize).copied().flatten();
+        let of = |p: u32| self.pilots.get(p as usize).copied().filter(|d| d.tq != 0);
         let tq = grid.pilots.iter().map(|p| of(p.id).map(|d| d.tq)).collect();
         let kind = grid
             .pilots
             .iter()
             .map(|p| {
-                of(p.id).map(|d| match d.identity {
+                of(p.id).map(|d| match self.identities[d.identity as usize] {
                     PilotIdentity::Generic => "generic".to_string(),
                     PilotIdentity::Private { .. } => "private".to_string(),
                 })
