@@ -19,7 +19,7 @@
 use std::collections::VecDeque;
 
 use super::config::{Ce, Site};
-use super::pilot::{Pilot, PilotShape, PilotStatus};
+use super::pilot::{Pilot, PilotShape, PilotStatus, RunningJobs};
 use crate::engine::{RngStreams, SimDuration, SimRng, SimTime, dist};
 use crate::ids::{CeId, JobId, PilotId, SiteId, WmsId};
 
@@ -185,7 +185,7 @@ impl Grid {
             ended: None,
             jobs_run: 0,
             stuck,
-            running: Vec::new(),
+            running: RunningJobs::default(),
             free_cores: shape.cores,
         });
         self.state[c].waiting += 1;
@@ -229,7 +229,7 @@ impl Grid {
         if self.pilots[p as usize].status != PilotStatus::Running {
             return false;
         }
-        for j in std::mem::take(&mut self.pilots[p as usize].running) {
+        for j in std::mem::take(&mut self.pilots[p as usize].running).iter() {
             out.push(Transition::JobKilled(p, j));
         }
         self.end(now, p, PilotStatus::Cancelled, out);
@@ -315,8 +315,9 @@ impl Grid {
     /// Job `j` of pilot `p` ends, giving back its cores; false if the pilot does not run it.
     pub fn end_job(&mut self, p: PilotId, j: JobId, cores: u32) -> bool {
         let pilot = &mut self.pilots[p as usize];
-        let Some(i) = pilot.running.iter().position(|&x| x == j) else { return false };
-        pilot.running.remove(i);
+        if !pilot.running.remove(j) {
+            return false;
+        }
         pilot.free_cores += cores;
         true
     }

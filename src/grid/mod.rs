@@ -13,4 +13,4 @@ pub mod pilot;
 pub mod ranking;
 
 pub use ce::{CeState, Grid, GridEvent, PilotCounts, Refusal, Transition};
-pub use pilot::{Pilot, PilotShape, PilotStatus};
+pub use pilot::{Pilot, PilotShape, PilotStatus, RunningJobs};

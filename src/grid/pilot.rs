@@ -81,7 +81,7 @@ pub struct Pilot {
     /// The middleware will leave it Waiting for ever.
     pub stuck: bool,
     /// The jobs it is running now, in start order.
-    pub running: Vec<JobId>,
+    pub running: RunningJobs,
     /// Cores not used by its running jobs.
     pub free_cores: u32,
 }
@@ -89,6 +89,77 @@ pub struct Pilot {
 impl Pilot {
     /// True if it runs job `j` now.
     pub fn runs(&self, j: JobId) -> bool {
-        self.running.contains(&j)
+        self.running.contains(j)
+    }
+}
+
+/// The jobs a pilot runs, in start order: the first one inline, so that a single-core pilot
+/// (every DIRAC pilot) never allocates nor follows a pointer at a job's start and end; the
+/// others, of a multi-core pilot, in a vector.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunningJobs {
+    first: Option<JobId>,
+    rest: Vec<JobId>,
+}
+
+impl RunningJobs {
+    /// Add a job that started.
+    pub fn push(&mut self, j: JobId) {
+        if self.first.is_none() {
+            self.first = Some(j);
+        } else {
+            self.rest.push(j);
+        }
+    }
+
+    /// Remove a job that ended; false if it was not running here.
+    pub fn remove(&mut self, j: JobId) -> bool {
+        if self.first == Some(j) {
+            self.first = if self.rest.is_empty() { None } else { Some(self.rest.remove(0)) };
+            true
+        } else if let Some(i) = self.rest.iter().position(|&x| x == j) {
+            self.rest.remove(i);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// True if job `j` runs here.
+    pub fn contains(&self, j: JobId) -> bool {
+        self.first == Some(j) || self.rest.contains(&j)
+    }
+
+    /// Number of jobs running.
+    pub fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.rest.len()
+    }
+
+    /// True when no job runs.
+    pub fn is_empty(&self) -> bool {
+        self.first.is_none()
+    }
+
+    /// The jobs, in start order.
+    pub fn iter(&self) -> impl Iterator<Item = JobId> + '_ {
+        self.first.into_iter().chain(self.rest.iter().copied())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RunningJobs;
+
+    #[test]
+    fn running_jobs_keep_start_order() {
+        let mut r = RunningJobs::default();
+        assert!(r.is_empty() && !r.remove(1));
+        for j in [4, 7, 9] {
+            r.push(j);
+        }
+        assert_eq!((r.len(), r.contains(7), r.contains(5)), (3, true, false));
+        assert!(r.remove(4));
+        assert_eq!(r.iter().collect::<Vec<_>>(), vec![7, 9]);
+        assert!(r.remove(9) && r.remove(7) && r.is_empty());
     }
 }

@@ -69,7 +69,7 @@ pub fn check_invariants(w: &World) -> Vec<String> {
         bad.push(format!("{running_jobs} running jobs but {in_pilots} jobs running in pilots"));
     }
     for p in c.grid.pilots.iter().filter(|p| p.status == PilotStatus::Running) {
-        for &j in &p.running {
+        for j in p.running.iter() {
             if c.jobs[job_index(j)].status != JobStatus::Running {
                 bad.push(format!("pilot {} runs job {j}, which is not Running", p.id));
             }

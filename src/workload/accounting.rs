@@ -17,10 +17,11 @@ use crate::workload::entities::JobEntities;
 pub struct Accounting {
     running: Vec<u32>,
     last_change: Vec<SimTime>,
-    /// ∫ running dt since time 0 up to `last_change`, in job-milliseconds.
-    job_ms: Vec<u128>,
+    /// ∫ running dt since time 0 up to `last_change`, in job-milliseconds (a million jobs
+    /// running for ten years is 3·10^17, within u64).
+    job_ms: Vec<u64>,
     /// (time, cumulative job-milliseconds per entity), in time order.
-    snapshots: Vec<(SimTime, Vec<u128>)>,
+    snapshots: Vec<(SimTime, Vec<u64>)>,
 }
 
 impl Accounting {
@@ -31,7 +32,7 @@ impl Accounting {
 
     fn advance(&mut self, e: EntityId, now: SimTime) {
         let dt = (now - self.last_change[e]).as_millis();
-        self.job_ms[e] += u128::from(self.running[e]) * u128::from(dt);
+        self.job_ms[e] += u64::from(self.running[e]) * dt;
         self.last_change[e] = now;
     }
 
@@ -57,20 +58,20 @@ impl Accounting {
     }
 
     /// Job-milliseconds of entity `e` from time 0 to `now` (not before its last change).
-    pub fn job_ms(&self, e: EntityId, now: SimTime) -> u128 {
+    pub fn job_ms(&self, e: EntityId, now: SimTime) -> u64 {
         let dt = now.as_millis().saturating_sub(self.last_change[e].as_millis());
-        self.job_ms[e] + u128::from(self.running[e]) * u128::from(dt)
+        self.job_ms[e] + u64::from(self.running[e]) * dt
     }
 
     /// Take a snapshot of every entity's usage now (DIRAC: the `UpdateHistoryPeriod` refresh).
     pub fn snapshot(&mut self, now: SimTime) {
-        let at: Vec<u128> = (0..self.running.len()).map(|e| self.job_ms(e, now)).collect();
+        let at: Vec<u64> = (0..self.running.len()).map(|e| self.job_ms(e, now)).collect();
         self.snapshots.push((now, at));
     }
 
     /// Cumulative job-milliseconds of entity `e` at time `t` (ms, may be negative): from the
     /// last snapshot at or before `t`; time before the start counts as no usage.
-    fn snapshot_at(&self, e: EntityId, t: i128) -> u128 {
+    fn snapshot_at(&self, e: EntityId, t: i128) -> u64 {
         let i = self.snapshots.partition_point(|(st, _)| i128::from(st.as_millis()) <= t);
         if i == 0 { 0 } else { self.snapshots[i - 1].1[e] }
     }
