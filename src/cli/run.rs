@@ -18,6 +18,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
         None => scenario::quickstart(),
     };
     let prepared = run::prepare(&loaded, &args.sets)?;
+    for w in scenario::warnings(&prepared.scenario) {
+        eprintln!("{}: warning: {}: {}", prepared.origin, w.path, w.message);
+    }
     let seed = args.seed.unwrap_or(prepared.scenario.seed);
     let dir = args.out.unwrap_or_else(|| PathBuf::from("results").join(&prepared.scenario.name));
     let bar = progress_bar(args.quiet, (prepared.scenario.duration_s / 3600.0).ceil() as u64);

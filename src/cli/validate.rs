@@ -11,7 +11,12 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<Outcome> {
     let mut bad = 0;
     for f in &args.files {
         match scenario::load_file(f) {
-            Ok(_) => println!("{}: ok", f.display()),
+            Ok(loaded) => {
+                println!("{}: ok", f.display());
+                for w in scenario::warnings(&loaded.scenario) {
+                    eprintln!("{}: warning: {}: {}", f.display(), w.path, w.message);
+                }
+            }
             Err(e) => {
                 bad += 1;
                 println!("{e}");

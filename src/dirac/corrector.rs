@@ -89,8 +89,8 @@ impl Default for CorrectorInstance {
 pub struct ShareCorrections {
     /// `JobScheduling/EnableSharesCorrection` (default false, reference §2.3).
     pub enabled: bool,
-    /// Seed formula or DIRAC 9 behaviour.
-    pub variant: CorrectorVariant,
+    /// Seed formula or DIRAC 9 behaviour; left out, `dirac.preset` decides.
+    pub variant: Option<CorrectorVariant>,
     /// `UpdateHistoryPeriod`: history is refreshed at most this often (default 900 s, §3.1).
     pub update_history_period_s: f64,
     /// The `WMSHistory` instances (at most one per group key, `SharesCorrector` L66-71).
@@ -99,7 +99,7 @@ pub struct ShareCorrections {
 
 impl Default for ShareCorrections {
     fn default() -> Self {
-        Self { enabled: false, variant: CorrectorVariant::Seed, update_history_period_s: 900.0, instances: Vec::new() }
+        Self { enabled: false, variant: None, update_history_period_s: 900.0, instances: Vec::new() }
     }
 }
 
@@ -511,13 +511,13 @@ mod tests {
     #[test]
     fn serde_defaults_and_unknown_fields() {
         let sc: ShareCorrections = ron::from_str("(instances: [(slices: [()])])").unwrap();
-        assert_eq!((sc.enabled, sc.variant, sc.update_history_period_s), (false, SEED, 900.0));
+        assert_eq!((sc.enabled, sc.variant, sc.update_history_period_s), (false, None, 900.0));
         assert_eq!(sc.instances[0].max_global_correction, 5.0);
         assert_eq!(sc.instances[0].slices[0], TimeSlice::default());
         assert_eq!((TimeSlice::default().time_span_s, TimeSlice::default().weight), (604_800.0, 1.0));
         assert_eq!(TimeSlice::default().max_correction, 3.0);
-        let v: ShareCorrections = ron::from_str("(variant: Dirac9)").unwrap();
-        assert_eq!(v.variant, D9);
+        let v: ShareCorrections = ron::from_str("(variant: Some(Dirac9))").unwrap();
+        assert_eq!(v.variant, Some(D9));
         assert!(ron::from_str::<TimeSlice>("(weigth: 2.0)").is_err());
         assert!(ron::from_str::<CorrectorInstance>("(MaxGlobalCorrectionFactor: 2.0)").is_err());
     }

@@ -29,18 +29,27 @@ pub enum TqOrdering {
     RandomPriority,
 }
 
-/// Matcher settings of a scenario (`dirac.matcher`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Matcher settings of a scenario (`dirac.matcher`); an option left out takes the value of
+/// `dirac.preset` (see `dirac::preset`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct MatcherSettings {
     /// TQ ordering: the seed's CPU-first order, or v9's RAND()/Priority only.
-    pub ordering: TqOrdering,
+    pub ordering: Option<TqOrdering>,
     /// How many of the oldest jobs of the drawn level the random pick is among: 10 in the
     /// seed (and until 2012-08), 50 in v9 (reference §1.4).
+    pub jobs_per_level: Option<u32>,
+}
+
+/// How the Matcher orders TQs and picks a job: the resolved [`MatcherSettings`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MatchRules {
+    pub ordering: TqOrdering,
     pub jobs_per_level: u32,
 }
 
-impl Default for MatcherSettings {
+impl Default for MatchRules {
+    /// The seed's rules.
     fn default() -> Self {
         Self { ordering: TqOrdering::CpuThenRandomPriority, jobs_per_level: 10 }
     }
@@ -156,12 +165,15 @@ pub fn request_job<R: Rng + ?Sized>(
     db: &TaskQueueDb,
     resource: &Resource,
     job_sharing: impl Fn(u32) -> bool,
-    settings: &MatcherSettings,
+    rules: MatchRules,
     rng: &mut R,
 ) -> Option<Match> {
-    let candidates: Vec<&TaskQueue> = db.iter().filter(|t| tq_matches(&t.def, resource, &job_sharing)).collect();
-    let tq = select_task_queue(&candidates, settings.ordering, rng)?;
-    let job = select_job(tq, settings.jobs_per_level, rng)?;
+    // An empty TQ (DIRAC 9 keeps one for 300 s) yields no job, and DIRAC tries the next in
+    // the RAND()/Priority order: the first non-empty one, i.e. the argmin over non-empty TQs.
+    let candidates: Vec<&TaskQueue> =
+        db.iter().filter(|t| t.n_jobs > 0 && tq_matches(&t.def, resource, &job_sharing)).collect();
+    let tq = select_task_queue(&candidates, rules.ordering, rng)?;
+    let job = select_job(tq, rules.jobs_per_level, rng)?;
     Some(Match { tq: tq.id, job })
 }
 
@@ -343,7 +355,7 @@ mod tests {
             .count();
         assert_eq!(by_prio, 100);
         let r = resource(&[]);
-        let m = request_job(&db, &r, |_| false, &MatcherSettings::default(), &mut rng).unwrap();
+        let m = request_job(&db, &r, |_| false, MatchRules::default(), &mut rng).unwrap();
         assert_eq!(m, Match { tq: 1, job: 1 });
     }
 }

@@ -6,5 +6,9 @@ pub mod corrector;
 pub mod director;
 pub mod job_agent;
 pub mod matcher;
+pub mod preset;
 pub mod priority;
 pub mod taskqueue;
+
+#[cfg(test)]
+mod dirac9_tests;

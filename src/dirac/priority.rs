@@ -25,14 +25,22 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::taskqueue::{TaskQueue, TqId};
+use super::taskqueue::{TaskQueue, TaskQueueDb, TqDefinition, TqId};
 
 /// `DEFAULT_GROUP_SHARE` (reference §2.1).
 pub const DEFAULT_GROUP_SHARE: f64 = 1000.0;
 /// `TQ_MIN_SHARE` (reference §2.1).
 pub const TQ_MIN_SHARE: f64 = 0.001;
-/// The group property that makes a group one share entity.
+/// The group property that makes a group one share entity, as scenarios spell it.
 pub const JOB_SHARING: &str = "JOB_SHARING";
+/// The same property as a real DIRAC CS spells it (`Properties = JobSharing`, the value of
+/// DIRAC's `Properties.JOB_SHARING`).
+pub const JOB_SHARING_CS: &str = "JobSharing";
+
+/// True if `property` is the JOB_SHARING property in either spelling.
+pub fn is_job_sharing_property(property: &str) -> bool {
+    property == JOB_SHARING || property == JOB_SHARING_CS
+}
 
 /// A DIRAC group as defined in the Registry (`/Registry/Groups/<g>`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -55,9 +63,9 @@ fn default_job_share() -> f64 {
 }
 
 impl GroupConfig {
-    /// True if the group has the `JOB_SHARING` property.
+    /// True if the group has the `JOB_SHARING` property (`JOB_SHARING` or `JobSharing`).
     pub fn job_sharing(&self) -> bool {
-        self.properties.iter().any(|p| p == JOB_SHARING)
+        self.properties.iter().any(|p| is_job_sharing_property(p))
     }
 }
 
@@ -71,19 +79,23 @@ pub enum UserPriorityWeighting {
     Average,
 }
 
-/// Priority settings of a scenario (`dirac.priority`).
+/// Priority settings of a scenario (`dirac.priority`); an option left out takes the value
+/// of `dirac.preset` (see `dirac::preset`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PrioritySettings {
     /// Sum (seed) or Average (DIRAC 9) weighting of UserPriorities.
-    pub user_priority_weighting: UserPriorityWeighting,
+    pub user_priority_weighting: Option<UserPriorityWeighting>,
+    /// DIRAC 9's `calculate_priority`: TQs of an entity identical except for Sites and
+    /// BannedSites each get the sum of their priorities (reference §2.1).
+    pub sum_identical_definitions: Option<bool>,
     /// Period of the full recalculation: TaskQueuesAgent PollingTime 120 s (reference §2.4).
     pub recalculation_period_s: f64,
 }
 
 impl Default for PrioritySettings {
     fn default() -> Self {
-        Self { user_priority_weighting: UserPriorityWeighting::Sum, recalculation_period_s: 120.0 }
+        Self { user_priority_weighting: None, sum_identical_definitions: None, recalculation_period_s: 120.0 }
     }
 }
 
@@ -126,7 +138,8 @@ pub fn owners_per_group<'a>(tqs: impl Iterator<Item = &'a TaskQueue>) -> BTreeMa
 ///
 /// `job_sharing(g)` tells whether group `g` has JOB_SHARING; `shares` gives each group's
 /// (possibly corrected) share — a group missing from it gets [`DEFAULT_GROUP_SHARE`].
-/// Returns `(tq id, priority)` in TQ-id order.
+/// Returns `(tq id, priority)` in TQ-id order for the TQs that have jobs; an empty TQ (DIRAC
+/// 9 keeps one 300 s) keeps its priority but still counts its owner in `U_g` (reference §2.1).
 pub fn compute<'a>(
     tqs: impl Iterator<Item = &'a TaskQueue> + Clone,
     job_sharing: impl Fn(u32) -> bool,
@@ -134,6 +147,7 @@ pub fn compute<'a>(
     weighting: UserPriorityWeighting,
 ) -> Vec<(TqId, f64)> {
     let owners = owners_per_group(tqs.clone());
+    let tqs = tqs.filter(|t| t.n_jobs > 0);
     let weight = |tq: &TaskQueue| match weighting {
         UserPriorityWeighting::Sum => tq.sum_real_priority,
         UserPriorityWeighting::Average => tq.sum_real_priority / f64::from(tq.n_jobs.max(1)),
@@ -163,10 +177,26 @@ pub fn compute<'a>(
     .collect()
 }
 
+/// DIRAC 9's grouping (`calculate_priority`, since 2012-11, reference §2.1): TQs whose
+/// definitions are identical except for Sites and BannedSites (and MinRAM/MaxRAM, not
+/// modelled) each get the **sum** of their priorities. Owner and group are part of the
+/// definition, so only TQs of one entity are grouped. `priorities` is what [`compute`]
+/// returned; the result is in the same order.
+pub fn sum_identical_definitions(tqs: &TaskQueueDb, priorities: &[(TqId, f64)]) -> Vec<(TqId, f64)> {
+    let key = |id: TqId| {
+        let def = &tqs.get(id).expect("a computed TQ exists").def;
+        TqDefinition { sites: Vec::new(), banned_sites: Vec::new(), ..def.clone() }
+    };
+    let mut sums: BTreeMap<TqDefinition, f64> = BTreeMap::new();
+    for &(id, p) in priorities {
+        *sums.entry(key(id)).or_default() += p;
+    }
+    priorities.iter().map(|&(id, _)| (id, sums[&key(id)])).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dirac::taskqueue::{TaskQueueDb, TqDefinition};
 
     fn def(group: u32, owner: u32, cpu: u64) -> TqDefinition {
         TqDefinition { owner, group, cpu_time: cpu, ..Default::default() }

@@ -85,12 +85,19 @@ impl CpuSegments {
     }
 }
 
-/// Task-queue settings of a scenario (`dirac.task_queues`).
+/// Task-queue settings of a scenario (`dirac.task_queues`); an option left out takes the
+/// value of `dirac.preset` (see `dirac::preset`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct TaskQueueSettings {
-    /// CPU segmentation; the seed's four segments by default.
-    pub cpu_segments: CpuSegments,
+    /// CPU segmentation (`Seed2009`, `Dirac9` or `Custom([...])`).
+    pub cpu_segments: Option<CpuSegments>,
+    /// `__maxJobsInTQ`: a TQ holding this many jobs gets no more, a new TQ with the same
+    /// definition is opened (reference §1.1); 0 for no limit.
+    pub max_jobs_in_tq: Option<u32>,
+    /// Seconds an emptied TQ stays (still counting its owner in U) before it is deleted;
+    /// an emptied TQ is never reused (reference §1.1, §1.4); 0 deletes it at once.
+    pub empty_tq_lifetime_s: Option<f64>,
 }
 
 /// The grouping key of a task queue: every requirement of seed 001, interned. The default
@@ -162,39 +169,65 @@ pub enum TqChange {
     Remains(TqId),
     /// The TQ became empty and was deleted (priorities must be recomputed).
     Deleted(TqId),
+    /// The TQ became empty and stays until [`TaskQueueDb::delete_empty`] (DIRAC 9: 300 s).
+    Emptied(TqId),
 }
 
 impl TqChange {
     /// The task queue concerned.
     pub fn id(self) -> TqId {
         match self {
-            TqChange::Existing(id) | TqChange::Created(id) | TqChange::Remains(id) | TqChange::Deleted(id) => id,
+            TqChange::Existing(id)
+            | TqChange::Created(id)
+            | TqChange::Remains(id)
+            | TqChange::Deleted(id)
+            | TqChange::Emptied(id) => id,
         }
     }
 }
 
 /// The task-queue database: TQs by id (creation order) and an index by definition.
+///
+/// The seed's TQDB (the default, [`TaskQueueDb::new`]) has one TQ per definition and deletes
+/// a TQ as soon as it empties. DIRAC 9's ([`TaskQueueDb::with_rules`]) puts at most
+/// `__maxJobsInTQ` jobs in a TQ, choosing among the TQs of the definition the one with the
+/// fewest jobs, and keeps an emptied TQ (never reusing it) until the caller deletes it
+/// (reference §1.1, §1.4).
 #[derive(Debug, Clone, Default)]
 pub struct TaskQueueDb {
     tqs: BTreeMap<TqId, TaskQueue>,
-    by_def: BTreeMap<TqDefinition, TqId>,
+    /// The TQs of each definition that have jobs, in id order.
+    by_def: BTreeMap<TqDefinition, Vec<TqId>>,
     next_id: TqId,
+    /// 0: no limit.
+    max_jobs_in_tq: u32,
+    keep_empty: bool,
 }
 
 impl TaskQueueDb {
+    /// The seed's TQDB: no job limit per TQ, an emptied TQ is deleted at once.
     pub fn new() -> Self {
         Self { next_id: 1, ..Self::default() }
     }
 
-    /// Insert a waiting job into the TQ with its exact definition, creating it if needed
-    /// (the definition is copied only then).
+    /// A TQDB with at most `max_jobs_in_tq` jobs per TQ (0: no limit) that keeps emptied
+    /// TQs until [`Self::delete_empty`] when `keep_empty`.
+    pub fn with_rules(max_jobs_in_tq: u32, keep_empty: bool) -> Self {
+        Self { next_id: 1, max_jobs_in_tq, keep_empty, ..Self::default() }
+    }
+
+    /// Insert a waiting job into the TQ with its exact definition that has the fewest jobs
+    /// (`__findSmallestTaskQueue`), or into a new one when there is none or it is full (the
+    /// definition is copied only then).
     pub fn insert_job(&mut self, def: &TqDefinition, job: JobId, user_priority: u8) -> TqChange {
-        let (id, created) = match self.by_def.get(def) {
-            Some(&id) => (id, false),
+        let smallest = self.by_def.get(def).and_then(|ids| ids.iter().copied().min_by_key(|id| self.tqs[id].n_jobs));
+        let room = |id: TqId| self.max_jobs_in_tq == 0 || self.tqs[&id].n_jobs < self.max_jobs_in_tq;
+        let (id, created) = match smallest.filter(|&id| room(id)) {
+            Some(id) => (id, false),
             None => {
                 let id = self.next_id;
                 self.next_id += 1;
-                self.by_def.insert(def.clone(), id);
+                self.by_def.entry(def.clone()).or_default().push(id);
                 let tq = TaskQueue {
                     id,
                     def: def.clone(),
@@ -233,9 +266,26 @@ impl TaskQueueDb {
         if tq.n_jobs > 0 {
             return Some(TqChange::Remains(id));
         }
-        let tq = self.tqs.remove(&id).expect("present");
-        self.by_def.remove(&tq.def);
+        // An emptied TQ is never reused: it leaves the index at once.
+        let ids = self.by_def.get_mut(&tq.def).expect("indexed");
+        ids.retain(|&x| x != id);
+        if ids.is_empty() {
+            self.by_def.remove(&tq.def);
+        }
+        if self.keep_empty {
+            return Some(TqChange::Emptied(id));
+        }
+        self.tqs.remove(&id);
         Some(TqChange::Deleted(id))
+    }
+
+    /// Delete a TQ if it is empty (DIRAC 9's delayed cleanup); true if it was deleted.
+    pub fn delete_empty(&mut self, id: TqId) -> bool {
+        let empty = self.tqs.get(&id).is_some_and(|t| t.n_jobs == 0);
+        if empty {
+            self.tqs.remove(&id);
+        }
+        empty
     }
 
     /// The TQ with this id, if it exists.

@@ -3,17 +3,22 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::dirac::corrector::ShareCorrections;
+use crate::dirac::corrector::{CorrectorVariant, ShareCorrections};
 use crate::dirac::director::DirectorSettings;
 use crate::dirac::job_agent::JobAgentSettings;
-use crate::dirac::matcher::MatcherSettings;
-use crate::dirac::priority::{GroupConfig, PrioritySettings};
-use crate::dirac::taskqueue::TaskQueueSettings;
+use crate::dirac::matcher::{MatchRules, MatcherSettings};
+use crate::dirac::preset::Preset;
+use crate::dirac::priority::{GroupConfig, PrioritySettings, UserPriorityWeighting};
+use crate::dirac::taskqueue::{CpuSegments, TaskQueueSettings};
 
 /// The DIRAC WMS configuration of a scenario.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DiracConfig {
+    /// Which DIRAC the options default to: `Seed2009` (the seeds, default) or `Dirac9`
+    /// (DIRAC 9.1.22); see `dirac::preset` for what it sets.
+    #[serde(default)]
+    pub preset: Preset,
     /// The DIRAC Setup jobs are submitted to and pilots serve (2009 TQs required it).
     #[serde(default = "default_setup")]
     pub setup: String,
@@ -57,6 +62,7 @@ impl Default for DiracConfig {
     /// Every option at its real default, no group (what `dirac: ()` gives).
     fn default() -> Self {
         Self {
+            preset: Preset::default(),
             setup: default_setup(),
             groups: Vec::new(),
             task_queues: TaskQueueSettings::default(),
@@ -67,6 +73,47 @@ impl Default for DiracConfig {
             pilot_status: PilotStatusSettings::default(),
             share_corrections: ShareCorrections::default(),
             cfg_file: None,
+        }
+    }
+}
+
+/// The options that depend on the preset, resolved: the scenario's value where it gives one,
+/// the preset's otherwise.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiracRules {
+    pub cpu_segments: CpuSegments,
+    pub matching: MatchRules,
+    pub user_priority_weighting: UserPriorityWeighting,
+    pub sum_identical_definitions: bool,
+    /// 0: no limit.
+    pub max_jobs_in_tq: u32,
+    /// 0: an emptied TQ is deleted at once.
+    pub empty_tq_lifetime_s: f64,
+    pub corrector_variant: CorrectorVariant,
+}
+
+impl DiracConfig {
+    /// The preset-dependent options, resolved.
+    pub fn rules(&self) -> DiracRules {
+        let p = self.preset;
+        let tq = &self.task_queues;
+        DiracRules {
+            cpu_segments: tq.cpu_segments.clone().unwrap_or_else(|| p.cpu_segments()),
+            matching: MatchRules {
+                ordering: self.matcher.ordering.unwrap_or_else(|| p.ordering()),
+                jobs_per_level: self.matcher.jobs_per_level.unwrap_or_else(|| p.jobs_per_level()),
+            },
+            user_priority_weighting: self
+                .priority
+                .user_priority_weighting
+                .unwrap_or_else(|| p.user_priority_weighting()),
+            sum_identical_definitions: self
+                .priority
+                .sum_identical_definitions
+                .unwrap_or_else(|| p.sum_identical_definitions()),
+            max_jobs_in_tq: tq.max_jobs_in_tq.unwrap_or_else(|| p.max_jobs_in_tq()),
+            empty_tq_lifetime_s: tq.empty_tq_lifetime_s.unwrap_or_else(|| p.empty_tq_lifetime_s()),
+            corrector_variant: self.share_corrections.variant.unwrap_or_else(|| p.corrector_variant()),
         }
     }
 }

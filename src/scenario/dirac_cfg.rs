@@ -17,6 +17,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::dirac::corrector::{CorrectorInstance, CorrectorVariant, ShareCorrections, TimeSlice};
+use crate::dirac::priority::{JOB_SHARING, is_job_sharing_property};
 use CfgErrorKind::*;
 use GlobalCorrectionKey as K;
 
@@ -280,7 +281,13 @@ pub fn import_with(text: &str, variant: CorrectorVariant) -> Result<DiracCfgImpo
     let root = parse(text)?;
     let mut groups = Vec::new();
     for g in root.section("Registry/Groups").map_or(&[][..], |s| &s.sections) {
-        let (properties, users) = (g.get_list("Properties"), g.get_list("Users"));
+        // A real CS writes `JobSharing`; the scenario spells it `JOB_SHARING`.
+        let properties = g
+            .get_list("Properties")
+            .into_iter()
+            .map(|p| if is_job_sharing_property(&p) { JOB_SHARING.to_string() } else { p })
+            .collect();
+        let users = g.get_list("Users");
         let job_share = g.get_f64("JobShare")?.unwrap_or(crate::dirac::priority::DEFAULT_GROUP_SHARE);
         groups.push(GroupDef { name: g.name.clone(), job_share, properties, users });
     }
@@ -307,7 +314,8 @@ pub fn import_with(text: &str, variant: CorrectorVariant) -> Result<DiracCfgImpo
 fn read_corrections(imp: &mut DiracCfgImport, up: &CfgSection, sc: &CfgSection, v: CorrectorVariant) -> Res<()> {
     let flag = up.get("EnableSharesCorrection").or_else(|| sc.get("EnableSharesCorrection"));
     let enabled = flag.is_some_and(|f| ["y", "yes", "true", "1"].contains(&f.to_lowercase().as_str()));
-    let out = imp.share_corrections.insert(ShareCorrections { enabled, variant: v, ..ShareCorrections::default() });
+    let out =
+        imp.share_corrections.insert(ShareCorrections { enabled, variant: Some(v), ..ShareCorrections::default() });
     let mut wms = None;
     if let Some(start) = sc.option("ShareCorrectorsToStart") {
         let fail = |message: String| CfgError::new(start.line, start.col, Import(message));
@@ -364,8 +372,9 @@ pub fn to_ron_fragment(import: &DiracCfgImport) -> String {
     }
     s += "],\n";
     let Some(sc) = &import.share_corrections else { return s + "share_corrections: None,\n" };
-    let (e, v, p) = (sc.enabled, sc.variant, sc.update_history_period_s);
-    s += &format!("share_corrections: (enabled: {e}, variant: {v:?}, update_history_period_s: {p:?}, instances: [\n");
+    let (e, p) = (sc.enabled, sc.update_history_period_s);
+    let v = sc.variant.map_or(String::new(), |v| format!("variant: {v:?}, "));
+    s += &format!("share_corrections: (enabled: {e}, {v}update_history_period_s: {p:?}, instances: [\n");
     for i in &sc.instances {
         let (n, m) = (&i.name, i.max_global_correction);
         let g = i.group.as_ref().map_or("None".into(), |g| format!("Some({g:?})"));
@@ -445,12 +454,16 @@ MaxCorrection = 5
     #[test]
     fn seed_002_example_imports_two_instances_and_round_trips() {
         let imp = import(SEED_002).unwrap();
-        let want = ShareCorrections { instances: seed_instances(3.0), ..ShareCorrections::default() };
+        let want = ShareCorrections {
+            variant: Some(CorrectorVariant::Seed),
+            instances: seed_instances(3.0),
+            ..ShareCorrections::default()
+        };
         assert_eq!((imp.groups.len(), &imp.share_corrections), (0, &Some(want)));
         assert_eq!(imp.global_correction_keys, [GlobalCorrectionKey::Factor; 2]);
         // DIRAC 9 never reads `MaxGlobalCorrectionFactor` (reference §3.1 ⚠): the default 5 applies.
         let d9 = import_with(SEED_002, CorrectorVariant::Dirac9).unwrap().share_corrections.unwrap();
-        assert_eq!((d9.variant, d9.instances), (CorrectorVariant::Dirac9, seed_instances(5.0)));
+        assert_eq!((d9.variant, d9.instances), (Some(CorrectorVariant::Dirac9), seed_instances(5.0)));
         let frag = to_ron_fragment(&imp);
         for want in [
             "groups: [\n],\nshare_corrections: (enabled: false, variant: Seed, update_history_period_s: 900.0, instances: [\n",
@@ -573,5 +586,15 @@ MaxCorrection = 5
             assert!(e.is_none(), "{text:?}: {e:?}");
             let _ = import(&format!("{SEED_002}\n{text}"));
         }
+    }
+
+    #[test]
+    fn job_sharing_as_a_real_cs_writes_it_is_imported_as_job_sharing() {
+        // A real CS: `Properties = JobSharing` (DIRAC's `Properties.JOB_SHARING`).
+        let text = "Registry {\n Groups {\n  lhcb_prod {\n   JobShare = 3000\n   Properties = JobSharing, NormalUser\n  }\n }\n}\n";
+        let imp = import(text).unwrap();
+        assert_eq!(imp.groups[0].properties, ["JOB_SHARING", "NormalUser"]);
+        assert!(imp.groups[0].job_sharing());
+        assert!(to_ron_fragment(&imp).contains(r#"properties: ["JOB_SHARING", "NormalUser"]"#));
     }
 }

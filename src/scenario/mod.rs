@@ -17,7 +17,7 @@ use std::path::Path;
 use sha2::{Digest as _, Sha256};
 
 pub use types::Scenario;
-pub use validate::{Problem, validate};
+pub use validate::{Problem, validate, warnings};
 
 /// The quickstart scenario, embedded so that `pilotsim run` works anywhere.
 pub const QUICKSTART: &str = include_str!("../../scenarios/quickstart.ron");
@@ -121,7 +121,7 @@ fn apply_cfg_file(s: &mut Scenario, base: &Path) -> Result<Option<String>, LoadE
     let file = path.display().to_string();
     let text = std::fs::read_to_string(&path)
         .map_err(|e| LoadError::Io { file: file.clone(), message: format!("dirac.cfg_file: {e}") })?;
-    let import = dirac_cfg::import_with(&text, d.share_corrections.variant).map_err(|e| LoadError::Syntax {
+    let import = dirac_cfg::import_with(&text, d.rules().corrector_variant).map_err(|e| LoadError::Syntax {
         file,
         line: e.line,
         col: e.col,

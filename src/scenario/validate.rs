@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use super::dirac::DiracConfig;
 use super::expect::parse_threshold;
 use super::types::{Arrival, Distribution, Scenario};
-use crate::dirac::corrector;
-use crate::dirac::priority::JOB_SHARING;
+use crate::dirac::corrector::{self, CorrectorVariant};
+use crate::dirac::priority::{JOB_SHARING, JOB_SHARING_CS, is_job_sharing_property};
 
 /// One semantic problem: the field path and what is wrong with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -183,10 +183,11 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
     for (i, g) in d.groups.iter().enumerate() {
         c.non_negative(&format!("dirac.groups[{i}].job_share"), g.job_share);
         for (k, prop) in g.properties.iter().enumerate() {
-            if prop.eq_ignore_ascii_case(JOB_SHARING) && prop != JOB_SHARING {
+            let loose = |p: &str| p.replace('_', "").eq_ignore_ascii_case("JOBSHARING");
+            if loose(prop) && !is_job_sharing_property(prop) {
                 c.fail(
                     format!("dirac.groups[{i}].properties[{k}]"),
-                    format!("write {JOB_SHARING:?} in capitals, got {prop:?}"),
+                    format!("write {JOB_SHARING:?} (or DIRAC's {JOB_SHARING_CS:?}), got {prop:?}"),
                 );
             }
         }
@@ -217,10 +218,12 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
             "EnableSharesCorrection is on but no corrector instance is defined",
         );
     }
-    for msg in d.task_queues.cpu_segments.problems() {
+    let rules = d.rules();
+    for msg in rules.cpu_segments.problems() {
         c.fail("dirac.task_queues.cpu_segments", msg);
     }
-    c.count("dirac.matcher.jobs_per_level", u64::from(d.matcher.jobs_per_level));
+    c.count("dirac.matcher.jobs_per_level", u64::from(rules.matching.jobs_per_level));
+    c.non_negative("dirac.task_queues.empty_tq_lifetime_s", rules.empty_tq_lifetime_s);
     c.positive("dirac.priority.recalculation_period_s", d.priority.recalculation_period_s);
     let dir = &d.director;
     c.positive("dirac.director.polling_time_s", dir.polling_time_s);
@@ -299,7 +302,7 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
                 format!(
                     "no CE can run stream {:?}: check its sites, platforms, CEs, tags and CPU time (segment {} s) against every CE's CPU capacity",
                     w.name,
-                    d.task_queues.cpu_segments.fit(w.cpu_time)
+                    rules.cpu_segments.fit(w.cpu_time)
                 ),
             );
         }
@@ -314,10 +317,31 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
     c.problems
 }
 
+/// Things that are valid but probably not what the author meant, each with its field path.
+/// `validate` and `run` print them; they never stop a run.
+pub fn warnings(s: &Scenario) -> Vec<Problem> {
+    let mut out = Vec::new();
+    let Some(d) = &s.dirac else { return out };
+    let sc = &d.share_corrections;
+    if sc.enabled && d.rules().corrector_variant == CorrectorVariant::Dirac9 {
+        for (i, inst) in sc.instances.iter().enumerate() {
+            if let Some(g) = &inst.group {
+                out.push(Problem {
+                    path: format!("dirac.share_corrections.instances[{i}].group"),
+                    message: format!(
+                        "the in-group corrector of {g:?} does nothing under DIRAC 9 (its history is keyed by DN, task-queue owners by user name; reference dirac.md §3.3): set `variant: Seed` to apply it"
+                    ),
+                });
+            }
+        }
+    }
+    out
+}
+
 /// True if at least one CE satisfies the stream's site, CE, platform, tag and CPU requirements.
 fn stream_can_run_somewhere(s: &Scenario, d: &DiracConfig, i: usize) -> bool {
     let w = &s.workload[i];
-    let segment = d.task_queues.cpu_segments.fit(w.cpu_time);
+    let segment = d.rules().cpu_segments.fit(w.cpu_time);
     let ja = &d.job_agent;
     s.sites.iter().any(|site| {
         (w.sites.is_empty() || w.sites.contains(&site.name))
@@ -391,5 +415,60 @@ mod tests {
             }
         });
         assert!(p.iter().any(|p| p.path.starts_with("workload[") && p.message.contains("no CE can run")), "{p:?}");
+    }
+
+    #[test]
+    fn both_spellings_of_job_sharing_are_valid_and_others_are_named() {
+        let with = |p: &str| problems_of(|s| s.dirac_mut().groups[0].properties = vec![p.to_string()]);
+        assert!(with("JOB_SHARING").is_empty() && with("JobSharing").is_empty());
+        let bad = with("Job_Sharing");
+        assert!(has(&bad, "dirac.groups[0].properties[0]"), "{bad:?}");
+        assert!(bad[0].message.contains("JobSharing"), "{}", bad[0].message);
+    }
+
+    #[test]
+    fn an_in_group_corrector_under_dirac9_is_a_warning() {
+        let mut s = quick();
+        let d = s.dirac_mut();
+        d.share_corrections = ron::from_str(
+            "(enabled: true, instances: [(name: \"g\", group: Some(\"lhcb_user\"), slices: [(name: \"w\")])])",
+        )
+        .unwrap();
+        assert!(validate(&s).is_empty());
+        assert!(warnings(&s).is_empty(), "the seed's corrector applies it");
+        s.dirac_mut().preset = crate::dirac::preset::Preset::Dirac9;
+        let w = warnings(&s);
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].path, "dirac.share_corrections.instances[0].group");
+        assert!(w[0].message.contains("does nothing under DIRAC 9"), "{}", w[0].message);
+    }
+
+    #[test]
+    fn the_preset_sets_every_option_and_a_written_option_wins() {
+        use crate::dirac::matcher::TqOrdering;
+        use crate::dirac::taskqueue::CpuSegments;
+        let mut s = quick();
+        let seed = s.dirac_mut().rules();
+        assert_eq!(
+            (seed.cpu_segments.clone(), seed.matching.ordering),
+            (CpuSegments::Seed2009, TqOrdering::CpuThenRandomPriority)
+        );
+        assert_eq!((seed.matching.jobs_per_level, seed.max_jobs_in_tq, seed.empty_tq_lifetime_s), (10, 0, 0.0));
+        assert!(!seed.sum_identical_definitions);
+        let d = s.dirac_mut();
+        d.preset = crate::dirac::preset::Preset::Dirac9;
+        let r = d.rules();
+        assert_eq!((r.cpu_segments.clone(), r.matching.ordering), (CpuSegments::Dirac9, TqOrdering::RandomPriority));
+        assert_eq!((r.matching.jobs_per_level, r.max_jobs_in_tq, r.empty_tq_lifetime_s), (50, 5000, 300.0));
+        assert!(r.sum_identical_definitions);
+        assert_eq!(r.user_priority_weighting, crate::dirac::priority::UserPriorityWeighting::Average);
+        assert_eq!(r.corrector_variant, CorrectorVariant::Dirac9);
+        d.matcher.ordering = Some(TqOrdering::CpuThenRandomPriority);
+        d.task_queues.max_jobs_in_tq = Some(0);
+        let r = d.rules();
+        assert_eq!(
+            (r.matching.ordering, r.max_jobs_in_tq, r.matching.jobs_per_level),
+            (TqOrdering::CpuThenRandomPriority, 0, 50)
+        );
     }
 }

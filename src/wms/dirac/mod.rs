@@ -21,7 +21,7 @@ use crate::grid::{Grid, PilotShape, ranking};
 use crate::ids::{CeId, JobId, PilotId, job_index};
 use crate::metrics::{ExtraColumn, ExtraValues};
 use crate::scenario::Scenario;
-use crate::scenario::dirac::DiracConfig;
+use crate::scenario::dirac::{DiracConfig, DiracRules};
 use crate::wms::{Answer, Ctx, PilotNews, Timer, Wms};
 use crate::workload::{Job, JobStatus, ShareEntities};
 
@@ -29,6 +29,7 @@ use crate::workload::{Job, JobStatus, ShareEntities};
 const DIRECTOR_CYCLE: u16 = 2;
 const PRIORITY_RECALCULATION: u16 = 3;
 const PILOT_STALLED: u16 = 7;
+const TQ_CLEANUP: u16 = 12;
 
 /// What DIRAC attaches to one of its pilots. Kept to 16 bytes: the JobAgent reads it at
 /// every request, and a compact table keeps the running pilots' entries in cache.
@@ -51,6 +52,8 @@ const _: () = assert!(std::mem::size_of::<DiracPilot>() == 16);
 /// The DIRAC WMS.
 pub struct DiracWms {
     cfg: DiracConfig,
+    /// The options that depend on `dirac.preset`, resolved.
+    rules: DiracRules,
     st: Static,
     keys: ShareKeys,
     tqs: TaskQueueDb,
@@ -75,11 +78,13 @@ impl DiracWms {
         let mut st = Static::new(scenario, cfg);
         let entities = setup::share_entities(scenario, cfg);
         let keys = ShareKeys::new(&entities.defs, &cfg.share_corrections, &mut st.names);
+        let rules = cfg.rules();
         let wms = Self {
             cfg: cfg.clone(),
             st,
             keys,
-            tqs: TaskQueueDb::new(),
+            tqs: TaskQueueDb::with_rules(rules.max_jobs_in_tq, rules.empty_tq_lifetime_s > 0.0),
+            rules,
             job_tq: Vec::new(),
             pilots: Vec::new(),
             identities: vec![PilotIdentity::Generic],
@@ -119,11 +124,15 @@ impl DiracWms {
     // ---- task queues and priorities (TaskQueuesAgent) -------------------------------------
 
     fn recompute_priorities(&mut self, ctx: &dyn Ctx) {
-        let shares =
-            shares::entity_shares(&self.tqs, &self.st, &self.cfg.share_corrections, &self.keys, ctx.accounting());
+        let sc = &self.cfg.share_corrections;
+        let variant = self.rules.corrector_variant;
+        let shares = shares::entity_shares(&self.tqs, &self.st, sc, variant, &self.keys, ctx.accounting());
         let st = &self.st;
-        let weighting = self.cfg.priority.user_priority_weighting;
-        let new = priority::compute(self.tqs.iter(), |g| st.is_job_sharing(g), &shares, weighting);
+        let weighting = self.rules.user_priority_weighting;
+        let mut new = priority::compute(self.tqs.iter(), |g| st.is_job_sharing(g), &shares, weighting);
+        if self.rules.sum_identical_definitions {
+            new = priority::sum_identical_definitions(&self.tqs, &new);
+        }
         for (id, p) in new {
             self.tqs.get_mut(id).expect("listed").priority = p;
         }
@@ -137,8 +146,9 @@ impl DiracWms {
         let horizon = now.saturating_sub(SimDuration::from_secs_f64(settings.max_pilot_waiting_hours * 3600.0));
         self.waiting.expire(horizon);
         let waiting = |tq: TqId| self.waiting.count(tq);
-        let tqs: Vec<&TaskQueue> = self.tqs.iter().collect();
-        let max_cpu = self.cfg.task_queues.cpu_segments.max();
+        // The 2009 director never saw an empty TQ (they were deleted at once).
+        let tqs: Vec<&TaskQueue> = self.tqs.iter().filter(|t| t.n_jobs > 0).collect();
+        let max_cpu = self.rules.cpu_segments.max();
         let plan = director::plan_cycle(
             settings,
             &tqs,
@@ -242,6 +252,11 @@ impl Wms for DiracWms {
                 self.recompute_priorities(ctx);
                 Self::after(ctx, self.cfg.priority.recalculation_period_s, PRIORITY_RECALCULATION, 0);
             }
+            TQ_CLEANUP => {
+                if self.tqs.delete_empty(timer.id) {
+                    self.recompute_priorities(ctx);
+                }
+            }
             PILOT_STALLED => {
                 // PilotStalledDays after submission: a pilot still waiting is given up.
                 if ctx.grid().pilot(timer.id).status.is_waiting() {
@@ -280,7 +295,7 @@ impl Wms for DiracWms {
             &self.tqs,
             &resource,
             |g| st.is_job_sharing(g),
-            &self.cfg.matcher,
+            self.rules.matching,
             &mut self.matcher_rng,
         );
         self.pilot(p).cycles += 1;
@@ -288,9 +303,12 @@ impl Wms for DiracWms {
             Some(m) => {
                 let stream = ctx.jobs()[job_index(m.job)].stream as usize;
                 let up = self.st.stream_user_priority[stream];
-                let change = self.tqs.remove_job(m.tq, m.job, up).expect("the matcher picked a job of this TQ");
-                if matches!(change, TqChange::Deleted(_)) {
-                    self.recompute_priorities(ctx);
+                match self.tqs.remove_job(m.tq, m.job, up).expect("the matcher picked a job of this TQ") {
+                    TqChange::Deleted(_) => self.recompute_priorities(ctx),
+                    // DIRAC 9: deleted if still empty 300 s later (it always is: an emptied
+                    // TQ is never reused), then the priorities are recomputed.
+                    TqChange::Emptied(tq) => Self::after(ctx, self.rules.empty_tq_lifetime_s, TQ_CLEANUP, tq),
+                    _ => {}
                 }
                 self.pilot(p).failed_matches = 0;
                 Answer::Run(m.job)

@@ -106,7 +106,7 @@ impl Static {
             group_share.insert(id, g.job_share);
         }
         let prefixed = |p: &str, v: &[String]| -> Vec<String> { v.iter().map(|x| format!("{p}:{x}")).collect() };
-        let segments = &d.task_queues.cpu_segments;
+        let segments = &d.rules().cpu_segments;
         let stream_def = s
             .workload
             .iter()

@@ -1,0 +1,90 @@
+//! `dirac::preset` — which DIRAC a scenario models (issue 9 item 6; DESIGN.md
+//! "Faithfulness"): the seeds' 2009 code (the default) or DIRAC 9.1.22 (reference `dirac.md`).
+//! A preset gives every option whose default differs between the two; an option written in
+//! the scenario overrides its preset.
+//!
+//! | option | `Seed2009` | `Dirac9` | reference |
+//! |---|---|---|---|
+//! | CPU segments | 500/5000/50000/300000 s | 13 segments 360 s … 12.5 d | §1.2 |
+//! | TQ ordering | CPU first, then `RAND()/Priority` | `RAND()/Priority` | §1.3 |
+//! | jobs per priority level | 10 | 50 | §1.4 |
+//! | UserPriority weighting | sum | average | §2.2 |
+//! | TQs identical but for Sites/BannedSites | each its own priority | each the group's sum | §2.1 |
+//! | `MaxJobsInTQ` | no limit | 5000 | §1.1 |
+//! | an emptied TQ | deleted at once | deleted 300 s later, counts in U until then | §1.4, §2.1 |
+//! | share corrector | the seed's formula | DIRAC 9 (`applyCorrection`; in-group correction a no-op) | §3.3, §0.4 |
+
+use serde::{Deserialize, Serialize};
+
+use super::corrector::CorrectorVariant;
+use super::matcher::TqOrdering;
+use super::priority::UserPriorityWeighting;
+use super::taskqueue::CpuSegments;
+
+/// The DIRAC version a scenario models.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Preset {
+    /// The seeds: the 2009 code (TaskQueueDB, Matcher, TaskqueueDirector of 2008-12/2009-04).
+    #[default]
+    Seed2009,
+    /// DIRAC 9.1.22, as the reference documents it.
+    Dirac9,
+}
+
+impl Preset {
+    pub fn cpu_segments(self) -> CpuSegments {
+        match self {
+            Preset::Seed2009 => CpuSegments::Seed2009,
+            Preset::Dirac9 => CpuSegments::Dirac9,
+        }
+    }
+
+    pub fn ordering(self) -> TqOrdering {
+        match self {
+            Preset::Seed2009 => TqOrdering::CpuThenRandomPriority,
+            Preset::Dirac9 => TqOrdering::RandomPriority,
+        }
+    }
+
+    pub fn jobs_per_level(self) -> u32 {
+        match self {
+            Preset::Seed2009 => 10,
+            Preset::Dirac9 => 50,
+        }
+    }
+
+    pub fn user_priority_weighting(self) -> UserPriorityWeighting {
+        match self {
+            Preset::Seed2009 => UserPriorityWeighting::Sum,
+            Preset::Dirac9 => UserPriorityWeighting::Average,
+        }
+    }
+
+    /// Whether TQs identical except for Sites and BannedSites each get their group's sum.
+    pub fn sum_identical_definitions(self) -> bool {
+        self == Preset::Dirac9
+    }
+
+    /// `__maxJobsInTQ`: 0 for no limit.
+    pub fn max_jobs_in_tq(self) -> u32 {
+        match self {
+            Preset::Seed2009 => 0,
+            Preset::Dirac9 => 5000,
+        }
+    }
+
+    /// Seconds an emptied TQ stays before it is deleted: 0 for at once.
+    pub fn empty_tq_lifetime_s(self) -> f64 {
+        match self {
+            Preset::Seed2009 => 0.0,
+            Preset::Dirac9 => 300.0,
+        }
+    }
+
+    pub fn corrector_variant(self) -> CorrectorVariant {
+        match self {
+            Preset::Seed2009 => CorrectorVariant::Seed,
+            Preset::Dirac9 => CorrectorVariant::Dirac9,
+        }
+    }
+}
