@@ -54,6 +54,8 @@ pub enum Refusal {
     MaxWaitingJobs(u32),
     /// `MaxTotalJobs`: this many pilots are already waiting or running at the CE.
     MaxTotalJobs(u32),
+    /// The pilot asks for more cores than the CE has slots (or for none).
+    Shape { cores: u32, slots: u32 },
 }
 
 /// What happened to a pilot, in order.
@@ -95,8 +97,6 @@ pub struct Grid {
     pub ces: Vec<Ce>,
     /// The site of each CE.
     pub ce_site: Vec<SiteId>,
-    /// Site names ([`SiteId`] order).
-    pub site_names: Vec<String>,
     /// Slots of each CE.
     pub ce_slots: Vec<u32>,
     /// Run-time state of each CE.
@@ -133,7 +133,6 @@ impl Grid {
             state: vec![CeState::default(); ces.len()],
             ces,
             ce_site,
-            site_names: sites.iter().map(|s| s.name.clone()).collect(),
             pilots: Vec::new(),
             aborted: 0,
             rng,
@@ -157,6 +156,10 @@ impl Grid {
     ) -> Result<(PilotId, SimTime, GridEvent), Refusal> {
         let c = ce as usize;
         let (cfg, st) = (&self.ces[c], &mut self.state[c]);
+        if shape.cores == 0 || shape.cores > cfg.slots {
+            st.refused += 1;
+            return Err(Refusal::Shape { cores: shape.cores, slots: cfg.slots });
+        }
         if let Some(max) = cfg.max_waiting_jobs.filter(|&m| st.waiting >= m) {
             st.refused += 1;
             return Err(Refusal::MaxWaitingJobs(max));
@@ -224,6 +227,8 @@ impl Grid {
     pub fn cancel(&mut self, now: SimTime, p: PilotId, out: &mut Vec<Transition>) -> bool {
         if self.give_up_waiting(now, p, PilotStatus::Cancelled) {
             out.push(Transition::Ended(p, PilotStatus::Cancelled));
+            // It may have headed the batch queue, holding back pilots that fit.
+            self.start_queued(now, self.pilots[p as usize].ce as usize, out);
             return true;
         }
         if self.pilots[p as usize].status != PilotStatus::Running {
@@ -270,7 +275,11 @@ impl Grid {
 
     /// A running pilot ends (it exits, fails, is cancelled or reaches its walltime): its
     /// slots go to the pilots at the head of the batch queue that fit, in order.
+    /// A pilot that is not running is left alone.
     pub fn end(&mut self, now: SimTime, p: PilotId, status: PilotStatus, out: &mut Vec<Transition>) {
+        if self.pilots[p as usize].status != PilotStatus::Running {
+            return;
+        }
         debug_assert!(now <= self.walltime_limit(p), "pilot {p} outlived its walltime");
         let pilot = &mut self.pilots[p as usize];
         debug_assert!(pilot.running.is_empty(), "pilot {p} ends with jobs running");
@@ -281,6 +290,12 @@ impl Grid {
         st.busy -= pilot.cores;
         st.running -= 1;
         out.push(Transition::Ended(p, status));
+        self.start_queued(now, c, out);
+    }
+
+    /// Start the pilots at the head of CE `c`'s batch queue that fit, in order; a pilot that
+    /// does not fit holds back those behind it (no backfilling).
+    fn start_queued(&mut self, now: SimTime, c: usize, out: &mut Vec<Transition>) {
         while let Some(&next) = self.state[c].queue.front() {
             let pilot = &self.pilots[next as usize];
             if pilot.status != PilotStatus::Waiting {

@@ -43,11 +43,6 @@ impl PilotStatus {
     pub fn is_waiting(self) -> bool {
         matches!(self, PilotStatus::Submitted | PilotStatus::Waiting)
     }
-
-    /// Done, Aborted, Failed or Cancelled.
-    pub fn is_final(self) -> bool {
-        !self.is_waiting() && self != PilotStatus::Running
-    }
 }
 
 /// What a WMS asks a CE to run: the size of the batch job.

@@ -53,6 +53,18 @@ impl Event {
 
 const _: () = assert!(std::mem::size_of::<Event>() == 8, "queue entries stay 16 bytes");
 
+/// The digest codes of the world's own events, which a WMS timer kind must not reuse.
+pub const WORLD_CODES: [u16; 7] = [1, 4, 5, 6, 8, 9, 10];
+
+/// Where a running pilot stands with its WMS.
+#[derive(Debug, Clone, Copy, Default)]
+struct AskState {
+    /// A `PilotAsks` event is scheduled (one at a time, however many jobs end meanwhile).
+    pending: bool,
+    /// Told to exit (or answered wrongly): it ends when its last job ends, asking no more.
+    exiting: bool,
+}
+
 /// News waiting to be delivered to a WMS once the current callback has returned.
 #[derive(Debug, Clone, Copy)]
 enum News {
@@ -76,6 +88,8 @@ pub struct Core {
     now: SimTime,
     /// The WMS whose callback is running.
     caller: WmsId,
+    /// The world's own state of each pilot's conversation with its WMS, by pilot id.
+    asks: Vec<AskState>,
     transitions: Vec<Transition>,
     news: VecDeque<(WmsId, News)>,
     job_failure: Vec<SimRng>,
@@ -130,6 +144,7 @@ impl World {
             violations: Vec::new(),
             now: SimTime::ZERO,
             caller: 0,
+            asks: Vec::new(),
             transitions: Vec::new(),
             news: VecDeque::new(),
             job_failure: scenario
@@ -193,7 +208,10 @@ impl World {
                 core.grid.abort(now, p, &mut core.transitions);
                 core.apply_transitions();
             }
-            Event::PilotAsks(p) => self.pilot_asks(p),
+            Event::PilotAsks(p) => {
+                self.core.asks[p as usize].pending = false;
+                self.pilot_asks(p);
+            }
             Event::JobEnd(j) => self.job_end(j),
             Event::AccountingSnapshot => {
                 core.accounting.snapshot(now);
@@ -215,37 +233,48 @@ impl World {
         }
     }
 
-    /// A running pilot with free cores asks its WMS for work until it is full, told to wait,
-    /// or told to exit.
+    /// A running pilot with free cores asks its WMS for work until it is full, told to wait
+    /// (one pending ask at a time), or told to exit. At its walltime limit the batch system
+    /// ends it without asking; an exiting pilot ends when its last job ends.
     fn pilot_asks(&mut self, p: PilotId) {
         let now = self.core.now;
-        let pilot = self.core.grid.pilot(p);
-        if pilot.status != PilotStatus::Running || pilot.free_cores == 0 {
-            return;
-        }
-        let w = pilot.wms;
         loop {
+            let pilot = self.core.grid.pilot(p);
+            let ask = self.core.asks[p as usize];
+            if pilot.status != PilotStatus::Running || pilot.free_cores == 0 || ask.pending {
+                return;
+            }
+            if ask.exiting || now >= self.core.grid.walltime_limit(p) {
+                if pilot.running.is_empty() {
+                    self.core.grid.end(now, p, PilotStatus::Done, &mut self.core.transitions);
+                    self.core.apply_transitions();
+                }
+                return;
+            }
+            let w = pilot.wms;
             self.core.caller = w;
-            match self.wms[w as usize].pilot_asks(&mut self.core, p) {
+            let answer = self.wms[w as usize].pilot_asks(&mut self.core, p);
+            if self.core.grid.pilot(p).status != PilotStatus::Running {
+                return; // the WMS cancelled it while answering
+            }
+            match answer {
                 Answer::Run(j) => {
-                    if !self.core.start_job(p, j) || self.core.grid.pilot(p).free_cores == 0 {
-                        break;
+                    if !self.core.start_job(p, j) {
+                        self.core.asks[p as usize].exiting = true; // a violation is recorded
                     }
+                }
+                Answer::Wait(d) if d == SimDuration::ZERO => {
+                    self.core.violations.push(format!("pilot {p} was told to wait 0 ms (it would ask for ever)"));
+                    self.core.asks[p as usize].exiting = true;
                 }
                 Answer::Wait(d) => {
-                    // The batch system ends the pilot at its walltime limit, where the next
-                    // request finds no time left.
+                    // Never past the walltime limit, where the batch system ends the pilot.
                     let wake = (now + d).min(self.core.grid.walltime_limit(p));
                     self.core.queue.push(wake, Event::PilotAsks(p));
-                    break;
+                    self.core.asks[p as usize].pending = true;
+                    return;
                 }
-                Answer::Exit => {
-                    if self.core.grid.pilot(p).running.is_empty() {
-                        self.core.grid.end(now, p, PilotStatus::Done, &mut self.core.transitions);
-                        self.core.apply_transitions();
-                    }
-                    break;
-                }
+                Answer::Exit => self.core.asks[p as usize].exiting = true,
             }
         }
     }
@@ -279,7 +308,7 @@ impl Core {
     /// Start job `j` in pilot `p` now; false (and a violation) if the WMS's answer was wrong.
     fn start_job(&mut self, p: PilotId, j: JobId) -> bool {
         let now = self.now;
-        let Some(job) = self.jobs.get(job_index(j).min(usize::MAX - 1)).filter(|_| j > 0) else {
+        let Some(job) = (j as usize).checked_sub(1).and_then(|i| self.jobs.get(i)) else {
             self.violations.push(format!("pilot {p} was given job {j}, which does not exist"));
             return false;
         };
@@ -366,6 +395,7 @@ impl Ctx for Core {
 
     fn submit_pilot(&mut self, ce: CeId, shape: PilotShape) -> Result<PilotId, Refusal> {
         let (p, at, ev) = self.grid.submit(self.now, ce, self.caller, shape)?;
+        self.asks.push(AskState::default());
         self.queue.push(
             at,
             match ev {
@@ -386,6 +416,11 @@ impl Ctx for Core {
     }
 
     fn set_timer(&mut self, at: SimTime, timer: Timer) {
+        debug_assert!(
+            !WORLD_CODES.contains(&timer.kind),
+            "timer kind {} is one of the world's digest codes",
+            timer.kind
+        );
         self.queue.push(at.max(self.now), Event::Wms { wms: self.caller, kind: timer.kind, id: timer.id });
     }
 }

@@ -20,14 +20,12 @@ pub struct PushWms {
     waiting: VecDeque<JobId>,
     /// The job each live pilot was sent for.
     assigned: BTreeMap<PilotId, JobId>,
-    /// Submissions refused by a CE (the CE counted as full).
-    pub refused: u32,
 }
 
 impl PushWms {
     /// A push WMS cycling every `period`.
     pub fn new(period: SimDuration) -> Self {
-        Self { period, waiting: VecDeque::new(), assigned: BTreeMap::new(), refused: 0 }
+        Self { period, waiting: VecDeque::new(), assigned: BTreeMap::new() }
     }
 
     /// One group entity per distinct group of the streams, with equal targets.
@@ -72,10 +70,7 @@ impl Wms for PushWms {
                     self.waiting.pop_front();
                     self.assigned.insert(p, j);
                 }
-                Err(_) => {
-                    self.refused += 1;
-                    break;
-                }
+                Err(_) => break, // the CE's counts say it is full: try again next cycle
             }
         }
         let next = ctx.now() + self.period;

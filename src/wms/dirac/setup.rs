@@ -8,7 +8,6 @@ use crate::dirac::taskqueue::{TqDefinition, canonical};
 use crate::ids::CeId;
 use crate::scenario::Scenario;
 use crate::scenario::dirac::DiracConfig;
-use crate::scenario::types::Ce;
 use crate::workload::{EntityDef, JobEntities, Level, ShareEntities};
 
 /// String interner: names become dense `u32` ids, in first-seen order.
@@ -30,11 +29,6 @@ impl Names {
         id
     }
 
-    /// The name of an id.
-    pub fn name(&self, id: u32) -> &str {
-        &self.names[id as usize]
-    }
-
     /// `(name without the prefix, id)` of every name with this prefix, in name order.
     pub fn with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a str, u32)> + 'a {
         self.ids.range(prefix.to_string()..).map_while(move |(n, &id)| n.strip_prefix(prefix).map(|b| (b, id)))
@@ -50,15 +44,11 @@ impl Names {
 pub struct Static {
     /// Interned names of sites, CEs, platforms, tags, pools, users, groups, setups.
     pub names: Names,
-    /// CE configurations, flattened in scenario order.
-    pub ces: Vec<Ce>,
     /// Interned site, CE and platform name of each CE, and its sorted tags.
     pub ce_site_id: Vec<u32>,
     pub ce_name_id: Vec<u32>,
     pub ce_platform_id: Vec<u32>,
     pub ce_tags: Vec<Vec<u32>>,
-    /// Slots of each CE.
-    pub ce_slots: Vec<u32>,
     /// Group id (interned) → JOB_SHARING.
     pub job_sharing: BTreeMap<u32, bool>,
     /// Group id → JobShare.
@@ -84,8 +74,7 @@ impl Static {
         let private_type = names.id("private");
         let setup = names.id(&format!("setup:{}", d.setup));
         let mut ces = Vec::new();
-        let (mut ce_site_id, mut ce_name_id, mut ce_platform_id, mut ce_tags, mut ce_slots) =
-            (vec![], vec![], vec![], vec![], vec![]);
+        let (mut ce_site_id, mut ce_name_id, mut ce_platform_id, mut ce_tags) = (vec![], vec![], vec![], vec![]);
         for site in &s.sites {
             let site_id = names.id(&format!("site:{}", site.name));
             for ce in &site.ces {
@@ -94,8 +83,7 @@ impl Static {
                 ce_platform_id.push(names.id(&format!("platform:{}", ce.platform)));
                 let tags: Vec<String> = ce.tags.iter().map(|t| format!("tag:{t}")).collect();
                 ce_tags.push(names.ids(&tags));
-                ce_slots.push(ce.slots);
-                ces.push(ce.clone());
+                ces.push(ce.name.as_str());
             }
         }
         let mut job_sharing = BTreeMap::new();
@@ -129,19 +117,17 @@ impl Static {
         for pool in &d.director.submit_pools {
             let id = names.id(&format!("pool:{}", pool.name));
             let list: Vec<CeId> = (0..ces.len() as CeId)
-                .filter(|&c| pool.ces.is_empty() || pool.ces.contains(&ces[c as usize].name))
+                .filter(|&c| pool.ces.is_empty() || pool.ces.iter().any(|n| n == ces[c as usize]))
                 .collect();
             pool_ces.insert(id, list);
         }
         let default_pools = names.ids(&prefixed("pool", &d.director.default_submit_pools));
         Self {
             names,
-            ces,
             ce_site_id,
             ce_name_id,
             ce_platform_id,
             ce_tags,
-            ce_slots,
             job_sharing,
             group_share,
             stream_def,
