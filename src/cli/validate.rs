@@ -4,6 +4,7 @@ use pilotsim::scenario;
 
 use super::Outcome;
 use super::args::ValidateArgs;
+use super::out::outln;
 
 /// Print `FILE: ok` or the file's problem for each file; [`Outcome::No`] if any is
 /// invalid (an unreadable file counts as invalid: it is one of the problems listed).
@@ -11,10 +12,10 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<Outcome> {
     let mut bad = 0;
     for f in &args.files {
         match scenario::load_file(f) {
-            Ok(_) => println!("{}: ok", f.display()),
+            Ok(_) => outln!("{}: ok", f.display()),
             Err(e) => {
                 bad += 1;
-                println!("{e}");
+                outln!("{e}");
             }
         }
     }
