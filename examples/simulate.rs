@@ -22,7 +22,7 @@ fn main() {
     let mut times = Vec::new();
     for _ in 0..runs {
         let t = Instant::now();
-        let w = pilotsim::sim::run(s, s.seed, |_, _| {});
+        let w = pilotsim::sim::run(s, s.seed, |_, _| {}).expect("validated when loaded");
         let secs = t.elapsed().as_secs_f64();
         let (events, digest) = summary(&w);
         println!("{secs:.4} s  {events} events  digest {digest}");

@@ -105,10 +105,14 @@ fn merge_columns(into: &mut Vec<ExtraColumn>, from: Vec<ExtraColumn>) {
 }
 
 /// Run a prepared scenario with a seed; `progress(now, end)` is called as it goes.
-/// Fails if an invariant of the model is violated (a bug, never an input problem).
+/// Fails if the scenario is invalid (a [`Prepared`] built by hand, not by [`prepare`]), or if
+/// an invariant of the model is violated (a bug, never an input problem).
 pub fn simulate(p: &Prepared, seed: u64, progress: impl FnMut(SimTime, SimTime)) -> Result<Finished> {
     let start = Instant::now();
-    let world = sim::run(&p.scenario, seed, progress);
+    let world = sim::run(&p.scenario, seed, progress).map_err(|problems| {
+        let lines: Vec<String> = problems.iter().map(|x| format!("{}: {}: {}", p.origin, x.path, x.message)).collect();
+        anyhow::anyhow!("the scenario is invalid:\n{}", lines.join("\n"))
+    })?;
     let wall_seconds = start.elapsed().as_secs_f64();
     let broken = sim::check_invariants(&world);
     if !broken.is_empty() {
@@ -125,4 +129,19 @@ pub fn simulate(p: &Prepared, seed: u64, progress: impl FnMut(SimTime, SimTime))
         end: SimTime::ZERO + crate::engine::SimDuration::from_secs_f64(p.scenario.duration_s),
     };
     Ok(Finished { world, meta })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn simulate_refuses_an_invalid_scenario_with_its_problems() {
+        let q = scenario::quickstart();
+        let mut s = q.scenario.clone();
+        s.workload[0].group = "nobody".into();
+        let p = Prepared { scenario: s, origin: q.origin.clone(), sha256: q.sha256.clone() };
+        let e = simulate(&p, 1, |_, _| {}).err().expect("refused").to_string();
+        assert!(e.contains(&format!("{}: workload[0].group: unknown group \"nobody\"", q.origin)), "{e}");
+    }
 }

@@ -4,6 +4,7 @@ use pilotsim::sweep::check::{CheckOptions, FileCheck, Verdict, check_files, scen
 
 use super::Outcome;
 use super::args::CheckArgs;
+use super::out::outln;
 use super::progress::files_bar;
 
 /// Print one row per scenario and metric as each scenario is done; problems go to stderr.
@@ -13,7 +14,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
     let files = scenario_files(&args.paths);
     let opts = CheckOptions { replicas: args.replicas, baselines: args.baselines, update: args.update_baselines };
     let bar = files_bar(files.len());
-    println!("{:<24} {:<40} {:<22} {:<22} verdict", "scenario", "metric", "expected", "got");
+    outln!("{:<24} {:<40} {:<22} {:<22} verdict", "scenario", "metric", "expected", "got");
     let tally = check_files(
         &files,
         &opts,
@@ -26,11 +27,11 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
             match result {
                 FileCheck::Checked { scenario, rows } => {
                     if rows.is_empty() {
-                        println!("{scenario:<24} (no thresholds and no baseline: nothing to check)");
+                        outln!("{scenario:<24} (no thresholds and no baseline: nothing to check)");
                     }
                     for r in rows {
                         let verdict = if r.pass { "pass" } else { "FAIL" };
-                        println!("{:<24} {:<40} {:<22} {:<22} {verdict}", r.scenario, r.metric, r.expected, r.got);
+                        outln!("{:<24} {:<40} {:<22} {:<22} {verdict}", r.scenario, r.metric, r.expected, r.got);
                     }
                 }
                 FileCheck::Invalid(e) => eprintln!("{e:#}"),

@@ -5,6 +5,7 @@ use pilotsim::scenario::dirac_cfg;
 
 use super::Outcome;
 use super::args::Import;
+use super::out::out;
 
 /// Print the RON fragment of a DIRAC CS file; a syntax error is `FILE:LINE:COL: message`.
 pub fn run(import: Import) -> anyhow::Result<Outcome> {
@@ -13,7 +14,7 @@ pub fn run(import: Import) -> anyhow::Result<Outcome> {
             let text = std::fs::read_to_string(&file).with_context(|| file.display().to_string())?;
             let cfg = dirac_cfg::import(&text)
                 .map_err(|e| anyhow::anyhow!("{}:{}:{}: {}", file.display(), e.line, e.col, e.kind))?;
-            print!("{}", dirac_cfg::to_ron_fragment(&cfg));
+            out!("{}", dirac_cfg::to_ron_fragment(&cfg));
             Ok(Outcome::Success)
         }
     }

@@ -1,12 +1,14 @@
 //! The commands of the `pilotsim` binary: its arguments ([`args`]), one module per command,
 //! each with a `run` function from its arguments to an [`Outcome`] (`sweep` also has
 //! `merge`), and the progress bars they share ([`progress`]). The work itself is done by
-//! the library; these modules only read arguments, call it and print. `main` maps the
+//! the library; these modules only read arguments, call it and print (through [`out`], which
+//! ends the process quietly when the reader has gone). `main` maps the
 //! result to the exit code (see [`Outcome`]).
 
 pub mod args;
 pub mod check;
 pub mod import;
+pub mod out;
 pub mod progress;
 pub mod report;
 pub mod run;

@@ -2,10 +2,11 @@
 
 use super::Outcome;
 use super::args::ReportArgs;
+use super::out::outln;
 
 /// Write `DIR/report.html` and print its path.
 pub fn run(args: ReportArgs) -> anyhow::Result<Outcome> {
     let path = pilotsim::report::html::write(&args.dir)?;
-    println!("{}", path.display());
+    outln!("{}", path.display());
     Ok(Outcome::Success)
 }

@@ -3,15 +3,18 @@
 use std::path::PathBuf;
 
 use pilotsim::metrics::summary_text::terminal_report;
+use pilotsim::report::outputs;
 use pilotsim::run;
 use pilotsim::scenario;
 
 use super::Outcome;
 use super::args::RunArgs;
+use super::out::out;
 use super::progress::progress_bar;
 
 /// Run the scenario (the embedded quickstart without one), write its outputs to `--out`
-/// (default `results/<name>/`) and print [`terminal_report`] unless `--quiet`.
+/// (default `results/<name>/`) and print [`terminal_report`] unless `--quiet`. The old
+/// `summary.json` and stale temporaries of `--out` are removed before the run starts.
 pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
     let loaded = match &args.scenario {
         Some(p) => scenario::load_file(p)?,
@@ -23,6 +26,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
     }
     let seed = args.seed.unwrap_or(prepared.scenario.seed);
     let dir = args.out.unwrap_or_else(|| PathBuf::from("results").join(&prepared.scenario.name));
+    // An old summary goes before the run, so a run that fails leaves none behind.
+    outputs::begin_run(&dir)?;
     let bar = progress_bar(args.quiet, (prepared.scenario.duration_s / 3600.0).ceil() as u64);
     let mut finished = run::simulate(&prepared, seed, |now, _| {
         if let Some(b) = &bar {
@@ -37,7 +42,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
         b.finish_and_clear();
     }
     if !args.quiet {
-        print!("{}", terminal_report(&summary, &prepared.origin, &dir));
+        out!("{}", terminal_report(&summary, &prepared.origin, &dir));
     }
     Ok(Outcome::Success)
 }

@@ -8,6 +8,7 @@ use pilotsim::sweep::{self, SweepOptions, plan};
 
 use super::Outcome;
 use super::args::{MergeArgs, SweepArgs};
+use super::out::outln;
 use super::progress::{runs_bar, show_runs};
 
 /// Run the sweep's runs (or this shard's) with a progress bar, then say what was written;
@@ -25,10 +26,10 @@ pub fn run(args: SweepArgs) -> anyhow::Result<Outcome> {
         let slurm =
             SlurmSweep { shards: args.slurm.shards, extra_sbatch: args.slurm.slurm_args, submit: !args.slurm.dry_run };
         match sweep_array(&args.scenario, &loaded, vary, &opts, &out, &slurm)? {
-            Submission::Written { script } => println!("wrote {} (not submitted)", script.display()),
+            Submission::Written { script } => outln!("wrote {} (not submitted)", script.display()),
             Submission::Submitted { job_id, next_step, .. } => {
                 // The bare id on stdout (id=$(pilotsim sweep … --slurm)); the next step on stderr.
-                println!("{job_id}");
+                outln!("{job_id}");
                 eprintln!("{next_step}");
             }
         }
@@ -40,7 +41,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<Outcome> {
         b.finish_and_clear();
     }
     if !args.quiet {
-        println!(
+        outln!(
             "{} of {} runs in {} ({} already done){}",
             outcome.mine,
             outcome.total,
@@ -59,6 +60,6 @@ pub fn run(args: SweepArgs) -> anyhow::Result<Outcome> {
 /// Merge shard directories and say how many runs were merged.
 pub fn merge(args: MergeArgs) -> anyhow::Result<Outcome> {
     let n = sweep::merge(&args.dirs, &args.out)?;
-    println!("merged {n} runs from {} directories into {}", args.dirs.len(), args.out.display());
+    outln!("merged {n} runs from {} directories into {}", args.dirs.len(), args.out.display());
     Ok(Outcome::Success)
 }

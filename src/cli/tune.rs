@@ -8,6 +8,7 @@ use pilotsim::sweep::tune::{self, Goal, TuneSpec};
 
 use super::Outcome;
 use super::args::TuneArgs;
+use super::out::out;
 use super::progress::{runs_bar, show_runs};
 
 /// Tune, write the outputs and print the table of values tried and the choice;
@@ -44,10 +45,10 @@ pub fn run(args: TuneArgs) -> anyhow::Result<Outcome> {
         b.finish_and_clear();
     }
     tune::write_outputs(&out, &spec, &tuned)?;
-    print!("{}", tune::table(&spec, &tuned));
+    out!("{}", tune::table(&spec, &tuned));
     match tune::conclusion(&spec, &tuned, &out) {
         Some(text) => {
-            print!("{text}");
+            out!("{text}");
             Ok(Outcome::Success)
         }
         None => {

@@ -4,6 +4,7 @@ use pilotsim::scenario;
 
 use super::Outcome;
 use super::args::ValidateArgs;
+use super::out::outln;
 
 /// Print `FILE: ok` or the file's problem for each file; [`Outcome::No`] if any is
 /// invalid (an unreadable file counts as invalid: it is one of the problems listed).
@@ -12,14 +13,14 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<Outcome> {
     for f in &args.files {
         match scenario::load_file(f) {
             Ok(loaded) => {
-                println!("{}: ok", f.display());
+                outln!("{}: ok", f.display());
                 for w in scenario::warnings(&loaded.scenario) {
                     eprintln!("{}: warning: {}: {}", f.display(), w.path, w.message);
                 }
             }
             Err(e) => {
                 bad += 1;
-                println!("{e}");
+                outln!("{e}");
             }
         }
     }

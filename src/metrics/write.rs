@@ -5,11 +5,11 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-/// Write `bytes` to `path` atomically.
+/// Write `bytes` to `path` atomically, through the temporary `.NAME.tmp-PID` beside it.
 pub fn atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().ok_or_else(|| std::io::Error::other(format!("{} has no file name", path.display())))?;
-    let tmp = dir.join(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
+    let tmp = dir.join(format!(".{}{TMP}{}", name.to_string_lossy(), std::process::id()));
     let result = (|| {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(bytes)?;
@@ -20,6 +20,40 @@ pub fn atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = fs::remove_file(&tmp);
     }
     result
+}
+
+/// What separates a temporary's name from the id of the process writing it.
+const TMP: &str = ".tmp-";
+
+/// True for the name of a temporary that [`atomic`] leaves when its process is killed
+/// (`.NAME.tmp-PID`) and that is not this process's own.
+fn is_stale_temporary(name: &str) -> bool {
+    let Some((stem, pid)) = name.rsplit_once(TMP) else { return false };
+    name.starts_with('.')
+        && stem.len() > 1
+        && !pid.is_empty()
+        && pid.bytes().all(|b| b.is_ascii_digit())
+        && pid != std::process::id().to_string()
+}
+
+/// Remove from `dir` the temporaries of [`atomic`] that a killed process left (nothing if
+/// `dir` does not exist); returns how many. Two processes never write into one output
+/// directory at once, so another process's temporary is an orphan.
+pub fn remove_stale_temporaries(dir: &Path) -> std::io::Result<usize> {
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e),
+    };
+    let mut removed = 0;
+    for entry in entries {
+        let entry = entry?;
+        if entry.file_name().to_str().is_some_and(is_stale_temporary) && entry.file_type()?.is_file() {
+            fs::remove_file(entry.path())?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
 }
 
 #[cfg(test)]
@@ -37,6 +71,23 @@ mod tests {
         let names: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names.len(), 1, "{names:?}");
         assert!(atomic(&dir.join("missing/x"), b"x").is_err());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn stale_temporaries_are_removed_and_nothing_else() {
+        let dir = std::env::temp_dir().join(format!("pilotsim-stale-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let own = format!(".b.json.tmp-{}", std::process::id());
+        for name in [".jobs.parquet.tmp-99999", ".a.json.tmp-1", "keep.tmp-12", ".keep.tmp-", ".keep.tmp-12x", &own] {
+            fs::write(dir.join(name), b"x").unwrap();
+        }
+        assert_eq!(remove_stale_temporaries(&dir).unwrap(), 2);
+        let mut names: Vec<_> =
+            fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        names.sort();
+        assert_eq!(names, [own.as_str(), ".keep.tmp-", ".keep.tmp-12x", "keep.tmp-12"]);
+        assert_eq!(remove_stale_temporaries(&dir.join("missing")).unwrap(), 0);
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -81,8 +81,27 @@ fn wait_chart(run: &RunData) -> WaitTimes {
     WaitTimes { title: format!("Waiting time to match — {}, seed {}", run.meta.scenario, run.meta.seed), groups }
 }
 
+/// Make a run directory ready for a new run, before anything else is written into it:
+/// remove its `summary.json` (whose presence says the outputs beside it are complete, so a
+/// run that fails half-way never leaves an old summary beside new tables) and the
+/// temporaries a killed run left (see [`write::remove_stale_temporaries`]). Nothing to do if
+/// `dir` does not exist.
+pub fn begin_run(dir: &Path) -> Result<()> {
+    let summary = dir.join("summary.json");
+    match std::fs::remove_file(&summary) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(e).with_context(|| format!("removing the old {}", summary.display()));
+        }
+        _ => {}
+    }
+    write::remove_stale_temporaries(dir).with_context(|| format!("cleaning {}", dir.display()))?;
+    Ok(())
+}
+
 /// Write every output of a run into `dir` (created if needed) and return the summary.
+/// [`begin_run`] first, `summary.json` last.
 pub fn write_run(dir: &Path, run: &mut RunData) -> Result<Summary> {
+    begin_run(dir)?;
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let summary = summary::build(run);
     let json = serde_json::to_string_pretty(&summary)? + "\n";

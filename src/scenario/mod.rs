@@ -1,12 +1,14 @@
 //! Scenario files: RON with comments, parsed into typed structs, validated, overridable.
 //!
 //! - [`load_file`] / [`parse`]: syntax and type errors as `FILE:LINE:COL: message`.
-//! - [`validate`]: semantic problems as `FILE: field.path: message`.
+//! - [`validate`]: semantic problems as `FILE: field.path: message`, including the
+//!   [`limits`] that keep every run finite in time and memory.
 //! - [`overrides::apply`]: `--set path=value` on any field.
 
 pub mod dirac;
 pub mod dirac_cfg;
 pub mod expect;
+pub mod limits;
 pub mod overrides;
 pub mod types;
 pub mod validate;

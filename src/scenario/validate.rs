@@ -314,6 +314,7 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
         }
     }
     c.count("expect.replicas", u64::from(s.expect.replicas));
+    c.problems.extend(super::limits::problems(s)); // periods, sizes, memory: see limits.rs
     c.problems
 }
 

@@ -5,20 +5,29 @@ pub mod world;
 use crate::engine::{RngStreams, SimDuration, SimTime};
 use crate::grid::PilotStatus;
 use crate::ids::job_index;
-use crate::scenario::Scenario;
+use crate::scenario::{Problem, Scenario, validate};
 use crate::wms;
 use crate::workload::{self, JobStatus};
 pub use world::{Core, Event, World};
 
 /// Run a scenario with a seed to its end with the WMSs its sections describe.
 /// `progress(now, end)` is called about 200 times.
-pub fn run(scenario: &Scenario, seed: u64, progress: impl FnMut(SimTime, SimTime)) -> World {
+///
+/// The scenario is validated first: the world is built on the assumptions validation checks
+/// (every stream's group exists, every period is long enough to let time pass), so an
+/// invalid scenario gives its problems, never a panic or a run that never ends.
+pub fn run(scenario: &Scenario, seed: u64, progress: impl FnMut(SimTime, SimTime)) -> Result<World, Vec<Problem>> {
+    let problems = validate(scenario);
+    if !problems.is_empty() {
+        return Err(problems);
+    }
     let rngs = RngStreams::new(seed);
     let setup = wms::setup(scenario, &rngs);
-    run_with(scenario, setup, &rngs, progress)
+    Ok(run_with(scenario, setup, &rngs, progress))
 }
 
-/// Run a scenario with the given WMS instances (any implementation of [`wms::Wms`]).
+/// Run a scenario with the given WMS instances (any implementation of [`wms::Wms`]). The
+/// scenario must be valid (see [`run`]); tests use this to plug in their own WMS.
 pub fn run_with(
     scenario: &Scenario,
     setup: wms::Setup,

@@ -19,7 +19,7 @@ fn the_batch_system_kills_a_job_at_the_pilots_walltime() {
     )
     .unwrap();
     assert_eq!(crate::scenario::validate(&s), vec![]);
-    let w = run(&s, 1, |_, _| {});
+    let w = run(&s, 1, |_, _| {}).unwrap();
     assert_eq!(check_invariants(&w), Vec::<String>::new());
     let job = &w.core.jobs[0];
     assert_eq!(job.status, JobStatus::Failed);
@@ -27,4 +27,17 @@ fn the_batch_system_kills_a_job_at_the_pilots_walltime() {
     let limit = pilot.started.unwrap() + SimDuration::from_secs(350_000);
     assert_eq!(job.ended, Some(limit));
     assert_eq!(pilot.ended, Some(limit), "the pilot ends at its walltime, not later");
+}
+
+#[test]
+fn an_unknown_group_is_an_error_not_a_panic() {
+    // Issue 9: a workload stream whose group is not in `dirac.groups` panicked in the DIRAC
+    // setup when the scenario had not gone through `validate`.
+    let mut s = parse(crate::scenario::QUICKSTART, "q").unwrap();
+    s.workload[1].group = "nobody".into();
+    let problems = run(&s, 1, |_, _| {}).err().expect("refused");
+    assert!(
+        problems.iter().any(|p| p.path == "workload[1].group" && p.message.starts_with("unknown group \"nobody\"")),
+        "{problems:?}"
+    );
 }

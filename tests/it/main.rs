@@ -5,5 +5,6 @@ mod determinism;
 mod layers;
 mod pins;
 mod report;
+mod robustness;
 mod slurm;
 mod sweep;
