@@ -43,8 +43,9 @@ fn write_report(out: &mut String, s: &Summary, origin: &str, dir: &Path) -> std:
     writeln!(out, "pilots: {} submitted{refused}, {} running at the end", p.submitted, p.running_at_end)?;
     writeln!(
         out,
-        "        {} used, {} empty, {} failed at start; {} never started: {} aborted, {} cancelled, {} still waiting",
-        p.used, p.empty, p.failed, p.never_started, p.aborted, p.cancelled, p.waiting_at_end
+        "        {} ran a job, {} ran none ({} of them failed at start); {} never started \
+         ({} aborted, {} still waiting); {} cancelled",
+        p.used, p.empty, p.failed, p.never_started, p.aborted, p.waiting_at_end, p.cancelled
     )?;
     writeln!(
         out,

@@ -51,11 +51,11 @@ fn pilots_chart(run: &RunData) -> PilotsOverTime {
         line("aborted (cumulative)", &|x| x.pilots.aborted),
     ];
     // The backlog against the CEs' caps, when every CE has one.
-    let caps: Option<u32> = run.grid.ces.iter().map(|c| c.max_waiting_jobs).sum();
+    let caps: Option<u64> = run.grid.ces.iter().map(|c| c.max_waiting_jobs.map(u64::from)).sum();
     if let (Some(cap), Some(first), Some(last)) = (caps, s.first(), s.last()) {
         lines.push(Line {
             label: "waiting cap (Σ MaxWaitingJobs)".into(),
-            points: vec![(first.time.as_hours_f64(), f64::from(cap)), (last.time.as_hours_f64(), f64::from(cap))],
+            points: vec![(first.time.as_hours_f64(), cap as f64), (last.time.as_hours_f64(), cap as f64)],
         });
     }
     PilotsOverTime {

@@ -144,6 +144,12 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
             c.probability(&format!("{p}.abort_probability"), ce.abort_probability);
             c.probability(&format!("{p}.stuck_probability"), ce.stuck_probability);
             c.probability(&format!("{p}.pilot_failure_probability"), ce.pilot_failure_probability);
+            // A cap of 0 would refuse every pilot: leave the field out for no cap.
+            for (field, cap) in [("max_waiting_jobs", ce.max_waiting_jobs), ("max_total_jobs", ce.max_total_jobs)] {
+                if let Some(v) = cap {
+                    c.count(&format!("{p}.{field}"), u64::from(v));
+                }
+            }
             for (k, g) in ce.gpus.iter().enumerate() {
                 c.count(&format!("{p}.gpus[{k}].gpus_per_node"), u64::from(g.gpus_per_node));
                 c.count(&format!("{p}.gpus[{k}].vram_mb"), u64::from(g.vram_mb));

@@ -16,7 +16,8 @@
 //! action causes (a cancelled pilot ended) is delivered after the callback returns, never
 //! re-entrantly.
 //!
-//! Implementations: [`dirac`] (the DIRAC WMS calling the pure `crate::dirac` modules).
+//! Implementations: [`dirac`] (the DIRAC WMS calling the pure `crate::dirac` modules) and
+//! [`push`] (a minimal push WMS that proves the boundary).
 
 pub mod dirac;
 pub mod push;
@@ -30,7 +31,7 @@ use crate::workload::{Accounting, Job, ShareEntities};
 /// A timer a WMS set for itself: its own `kind` (an agent) and `id` (what it concerns).
 ///
 /// The kind is also the event's code in the run digest, so it must not collide with the
-/// world's own codes (1, 4, 5, 6, 8, 9, 10; see `sim::world::Event`).
+/// world's own codes (1, 4, 5, 6, 8, 9, 10; `sim::world::WORLD_CODES`, checked in debug builds).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timer {
     pub kind: u16,

@@ -18,7 +18,69 @@ fn grid(slots: u32, edit: impl Fn(&mut Ce)) -> Grid {
 const T0: SimTime = SimTime::ZERO;
 
 #[test]
-fn caps_refuse_submissions_without_drawing() {
+fn a_refused_submission_draws_nothing() {
+    // Two grids with a random middleware wait: one refuses a submission in between. The
+    // next accepted pilot must get the same wait in both, so the refusal drew nothing.
+    let wait = |c: &mut Ce| c.pilot_wait = Distribution::Exponential { mean: 300.0 };
+    let mut capped = grid(10, |c| {
+        wait(c);
+        c.max_waiting_jobs = Some(1);
+    });
+    let mut free = grid(10, wait);
+    let one = PilotShape::default();
+    let (a, ta, _) = capped.submit(T0, 0, 0, one).unwrap();
+    free.submit(T0, 0, 0, one).unwrap();
+    assert_eq!(capped.submit(T0, 0, 0, one), Err(Refusal::MaxWaitingJobs(1)));
+    let mut out = Vec::new();
+    capped.reaches_batch(ta, a, &mut out);
+    let (_, t_capped, _) = capped.submit(T0, 0, 0, one).unwrap();
+    let (_, t_free, _) = free.submit(T0, 0, 0, one).unwrap();
+    assert_eq!(t_capped, t_free);
+    assert_ne!(t_capped, ta, "the waits are random");
+    // A pilot larger than the CE, or of no core, is refused.
+    assert_eq!(free.submit(T0, 0, 0, PilotShape { cores: 11 }), Err(Refusal::Shape { cores: 11, slots: 10 }));
+    assert_eq!(free.submit(T0, 0, 0, PilotShape { cores: 0 }), Err(Refusal::Shape { cores: 0, slots: 10 }));
+}
+
+#[test]
+fn a_pilot_failing_at_start_frees_its_slot_for_the_next_in_the_queue() {
+    let mut g = grid(1, |c| c.pilot_failure_probability = 1.0);
+    let mut out = Vec::new();
+    let (a, t, _) = g.submit(T0, 0, 0, PilotShape::default()).unwrap();
+    let (b, _, _) = g.submit(T0, 0, 0, PilotShape::default()).unwrap();
+    g.reaches_batch(t, a, &mut out);
+    assert_eq!(out, vec![Transition::Started(a), Transition::Ended(a, PilotStatus::Failed)]);
+    out.clear();
+    g.reaches_batch(t, b, &mut out);
+    assert_eq!(out, vec![Transition::Started(b), Transition::Ended(b, PilotStatus::Failed)]);
+    assert_eq!((g.state[0].busy, g.state[0].running, g.state[0].waiting), (0, 0, 0));
+    assert_eq!(g.check_invariants(), Vec::<String>::new());
+}
+
+#[test]
+fn cancelling_the_head_of_the_queue_lets_the_pilots_behind_it_start() {
+    let mut g = grid(4, |_| {});
+    let mut out = Vec::new();
+    let (a, t, _) = g.submit(T0, 0, 0, PilotShape { cores: 2 }).unwrap();
+    let (b, _, _) = g.submit(T0, 0, 0, PilotShape { cores: 4 }).unwrap();
+    let (c, _, _) = g.submit(T0, 0, 0, PilotShape { cores: 2 }).unwrap();
+    for p in [a, b, c] {
+        g.reaches_batch(t, p, &mut out);
+    }
+    assert_eq!(out, vec![Transition::Started(a)], "b heads the queue and holds c back");
+    out.clear();
+    assert!(g.cancel(t, b, &mut out));
+    assert_eq!(out, vec![Transition::Ended(b, PilotStatus::Cancelled), Transition::Started(c)]);
+    // Ending a pilot twice changes nothing.
+    out.clear();
+    g.end(t, a, PilotStatus::Done, &mut out);
+    g.end(t, a, PilotStatus::Done, &mut out);
+    assert_eq!(out, vec![Transition::Ended(a, PilotStatus::Done)]);
+    assert_eq!(g.check_invariants(), Vec::<String>::new());
+}
+
+#[test]
+fn caps_refuse_submissions() {
     let mut g = grid(10, |c| {
         c.max_waiting_jobs = Some(2);
         c.max_total_jobs = Some(2);
