@@ -13,7 +13,7 @@
 //! wms                the WMS boundary (news in, actions out) and its implementations
 //! metrics            the recorder (observes only), summaries, Parquet tables
 //! scenario           scenario files, validation, DIRAC cfg import
-//! dirac              DIRAC's decision modules: pure, engine-agnostic
+//! dirac, panda       the DIRAC and PanDA decision modules: pure, engine-agnostic
 //! grid, workload     the neutral model: CEs and pilots; jobs, accounting, share entities
 //! ids                job, pilot, CE, site, entity and WMS ids
 //! engine             time, event queue, random streams, samplers, digest
@@ -27,6 +27,7 @@ pub mod engine;
 pub mod grid;
 pub mod ids;
 pub mod metrics;
+pub mod panda;
 pub mod report;
 pub mod run;
 pub mod scenario;

@@ -1,0 +1,4 @@
+//! PanDA's decision modules (seed 004; reference `panda.md`), pure and engine-agnostic like
+//! DIRAC's: plain functions and small structs over explicit inputs, each named after
+//! the PanDA component it reimplements. Where panda-server 1.0.4 differs from the seed page
+//! (⚠ in the reference), the seed is the default and the code a named variant.
