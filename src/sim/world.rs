@@ -312,7 +312,11 @@ impl Core {
             self.violations.push(format!("pilot {p} was given job {j}, which does not exist"));
             return false;
         };
-        if job.status != JobStatus::Waiting || job.wms != self.caller {
+        if job.wms != self.caller {
+            self.violations.push(format!("pilot {p} was given job {j}, which belongs to another WMS"));
+            return false;
+        }
+        if job.status != JobStatus::Waiting {
             self.violations.push(format!("pilot {p} was given job {j}, which is {}", job.status.as_str()));
             return false;
         }

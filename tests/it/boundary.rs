@@ -51,7 +51,7 @@ fn a_push_wms_runs_on_the_world_unchanged() {
     let aborted = pilots.iter().filter(|p| p.status == PilotStatus::Aborted).count();
     assert!(aborted > 0, "CE b1 aborts 20 %");
     assert_eq!(pilots.len(), jobs.len() + aborted);
-    assert!(pilots.iter().all(|p| p.jobs_run <= 1 && p.wms == 0));
+    assert!(pilots.iter().all(|p| p.jobs_run <= 1), "a push pilot runs the one job it was sent for");
 }
 
 #[test]
