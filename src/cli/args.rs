@@ -225,4 +225,21 @@ pub enum Import {
         /// The .cfg file.
         file: PathBuf,
     },
+    /// Print the `gdpconfig: (...)` fragment (for a scenario's `panda:` section) of a dump of
+    /// PanDA's config table (ATLAS_PANDA.CONFIG).
+    ///
+    /// FILE is a JSON array of rows as the table holds them, e.g.
+    /// `[{"app": "jedi", "component": "jobbroker", "key": "NW_ACTIVE", "value": "True", "vo": "atlas"}]`
+    /// (`type` and `value_json` columns are honoured when present). Rows are looked up as
+    /// PanDA does, by (app, component, key) for the VO or VO-independent; keys pilotsim does
+    /// not model are listed as warnings on stderr; a value its key cannot take is an error
+    /// naming the row. Unset keys keep panda-server's code defaults.
+    #[command(verbatim_doc_comment)]
+    Gdpconfig {
+        /// The JSON dump.
+        file: PathBuf,
+        /// The VO whose rows are read (rows with no VO apply to all).
+        #[arg(long, default_value = "atlas")]
+        vo: String,
+    },
 }

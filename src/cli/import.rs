@@ -1,6 +1,7 @@
 //! `pilotsim import`: real configuration into scenario fragments.
 
 use anyhow::Context;
+use pilotsim::panda::gdpconfig;
 use pilotsim::scenario::dirac_cfg;
 
 use super::Outcome;
@@ -15,6 +16,18 @@ pub fn run(import: Import) -> anyhow::Result<Outcome> {
             let cfg = dirac_cfg::import(&text)
                 .map_err(|e| anyhow::anyhow!("{}:{}:{}: {}", file.display(), e.line, e.col, e.kind))?;
             out!("{}", dirac_cfg::to_ron_fragment(&cfg));
+            Ok(Outcome::Success)
+        }
+        Import::Gdpconfig { file, vo } => {
+            let text = std::fs::read_to_string(&file).with_context(|| file.display().to_string())?;
+            let imported = gdpconfig::import(&text, &vo).map_err(|e| match e {
+                gdpconfig::ImportError::Syntax { .. } => anyhow::anyhow!("{}:{e}", file.display()),
+                gdpconfig::ImportError::Row { .. } => anyhow::anyhow!("{}: {e}", file.display()),
+            })?;
+            for w in &imported.warnings {
+                eprintln!("{}: warning: {w}", file.display());
+            }
+            out!("{}", gdpconfig::to_ron_fragment(&imported).map_err(anyhow::Error::msg)?);
             Ok(Outcome::Success)
         }
     }

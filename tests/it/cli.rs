@@ -89,6 +89,31 @@ fn check_exit_codes_and_cfg_import() {
 }
 
 #[test]
+fn gdpconfig_import_prints_a_fragment_warns_and_names_bad_rows() {
+    let dump = tmp(
+        "gdpconfig.json",
+        r#"[{"app": "jedi", "component": "jobbroker", "key": "NQUEUED_SAT_CAP", "value": "300", "vo": "atlas"},
+            {"app": "jedi", "component": "jobbroker", "key": "NOT_MODELLED", "value": "1", "vo": "atlas"}]"#,
+    );
+    let out = pilotsim().args(["import", "gdpconfig"]).arg(&dump).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let ron = String::from_utf8_lossy(&out.stdout);
+    assert!(ron.contains("gdpconfig: (") && ron.contains("nqueued_sat_cap: 300"), "{ron}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("warning") && err.contains("NOT_MODELLED"), "{err}");
+
+    let bad = tmp(
+        "gdpconfig_bad.json",
+        r#"[{"app": "jedi", "component": "jobbroker", "key": "NW_THRESHOLD", "value": "high"}]"#,
+    );
+    let out = pilotsim().args(["import", "gdpconfig"]).arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("row 1 (jobbroker/NW_THRESHOLD = \"high\")"), "{err}");
+    assert!(out.stdout.is_empty(), "nothing half-written on stdout");
+}
+
+#[test]
 fn sweep_slurm_dry_run_writes_an_array_script_without_submitting() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let out = std::env::temp_dir().join(format!("pilotsim-dry-{}", std::process::id()));
