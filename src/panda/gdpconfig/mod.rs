@@ -60,7 +60,7 @@ impl GdpConfig {
     fn section_value(&self, s: Section) -> Value {
         let v = match s {
             Section::Network => serde_json::to_value(&self.network),
-            Section::Dispatch => serde_json::to_value(&self.dispatch),
+            Section::Dispatch => serde_json::to_value(self.dispatch),
             Section::Throttle => serde_json::to_value(&self.throttle),
         };
         v.unwrap_or(Value::Null)
