@@ -17,7 +17,8 @@
 //!   (share `Test` rank 0, unknown shares last), then `currentPriority` desc, then PandaID.
 //! * **Throttle** (`JobThrottlerBase.toBeThrottledBase`, L235-497): `threshold =
 //!   THROTTLE_THRESHOLD` (2.0), `nJobsInBunch = clamp(int(nRun×threshold − nNotRun), 500,
-//!   600)`, `nQueueLimit = NQUEUELIMIT_<share>` or `4 × nJobsInBunch`; see [`throttle`].
+//!   600)`, `nQueueLimit = NQUEUELIMIT_<wq>_<rt>`, `_<MCORE|SCORE>*` or `_<wq>` (first non-zero,
+//!   with the job counts of that level) or `4 × nJobsInBunch`; see [`throttle`].
 //!
 //! Everything is pure and deterministic: inputs are slices and `BTreeMap`s, sorts are stable,
 //! ties keep tree order (the order the shares are given in, as PanDA keeps DB order). Non-finite
@@ -271,7 +272,8 @@ pub fn sort_candidates(jobs: &mut [Candidate], order: DispatchOrder) {
     }
 }
 
-/// The `jedi` throttle gdpconfig keys (component `jobthrottle`, reference §7).
+/// The throttle gdpconfig keys (app `jedi`, component `prod_job_throttler` of
+/// `AtlasProdJobThrottler`; `anal_job_throttler` reads the same keys for analysis; reference §7).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ThrottleSettings {
@@ -281,11 +283,12 @@ pub struct ThrottleSettings {
     pub throttle_threshold_for_work_shortage: Option<f64>,
     /// `WORK_SHORTAGE` (component `core`); false when unset.
     pub work_shortage: bool,
-    /// `NQUEUELIMIT_<share>` by share name; absent → `4 × nJobsInBunch`.
+    /// `NQUEUELIMIT_<suffix>` by suffix (`<wq>_<rt>`, `<wq>_<MCORE|SCORE>*` or `<wq>`, see
+    /// [`configured`]); absent or 0 → `4 × nJobsInBunch`.
     pub nqueuelimit: BTreeMap<String, u64>,
-    /// `NRUNNINGCAP_<share>`: running above it → skip; absent or 0 → no cap.
+    /// `NRUNNINGCAP_<suffix>` (levels as `nqueuelimit`): running above it → skip; absent or 0 → no cap.
     pub nrunningcap: BTreeMap<String, u64>,
-    /// `NQUEUECAP_<share>`: queued+defined above it → skip; absent or 0 → no cap.
+    /// `NQUEUECAP_<suffix>` (levels as `nqueuelimit`): queued+defined above it → skip; absent or 0 → no cap.
     pub nqueuecap: BTreeMap<String, u64>,
 }
 
@@ -312,22 +315,103 @@ pub const N_WAITING_BUNCH_LIMIT: i64 = 2;
 /// Seconds of walltime queued below which an idle share is not throttled (50·10⁶).
 pub const MIN_TOTAL_WALLTIME: f64 = 50.0e6;
 
-/// The job counts of one gshare × resource type (`__prepareJobStats`), as the world counts them.
+/// Job counts at one level of `__prepareJobStats`: running (+ standby), not-run (assigned,
+/// activated, starting) and defined.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LevelCounts {
+    pub n_running: u64,
+    pub n_not_run: u64,
+    pub n_defined: u64,
+}
+
+/// The job counts of one gshare (work queue) × resource type (`__prepareJobStats`), as the world
+/// counts them: the resource-type level in the flat fields, the MCORE/SCORE and global-share
+/// levels beside (`None` = the same as the resource-type level, as in a world with one
+/// resource type).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ThrottleInput {
-    /// Running (+starting) jobs.
+    /// Running (+starting) jobs of the resource type (`nRunning_rt`).
     pub n_running: u64,
-    /// Not-yet-running jobs in the PanDA DB (assigned, activated, …).
+    /// Not-yet-running jobs in the PanDA DB (assigned, activated, starting; `nNotRun_rt`).
     pub n_not_run: u64,
-    /// Defined jobs.
+    /// Defined jobs (`nDefine_rt`).
     pub n_defined: u64,
-    /// Waiting jobs.
+    /// Waiting jobs (`nWaiting_rt`).
     pub n_waiting: u64,
+    /// Counts over the resource types of the same MCORE/SCORE family (`_ms`).
+    pub ms: Option<LevelCounts>,
+    /// Counts over the whole global share (`_gs`).
+    pub gs: Option<LevelCounts>,
     /// Total walltime of the queued jobs (s); `None` as PanDA's unknown (counts as enough).
     pub total_walltime: Option<f64>,
-    /// A waiting task has higher priority than anything in the DB (`highPrioQueued`).
+    /// A waiting task has higher priority than anything in the DB (`highPrioQueued`; always
+    /// false for `prodSourceLabel` user).
     pub high_prio_queued: bool,
 }
+
+impl ThrottleInput {
+    fn rt(&self) -> LevelCounts {
+        LevelCounts { n_running: self.n_running, n_not_run: self.n_not_run, n_defined: self.n_defined }
+    }
+
+    /// The counts at the level a limit was configured at (`nNotRun_queuelimit` …): global share,
+    /// MCORE/SCORE, else the resource type.
+    fn at(&self, level: Option<ConfigLevel>) -> LevelCounts {
+        match level {
+            Some(ConfigLevel::GlobalShare) => self.gs.unwrap_or(self.rt()),
+            Some(ConfigLevel::McoreScore) => self.ms.unwrap_or(self.rt()),
+            _ => self.rt(),
+        }
+    }
+}
+
+/// What the throttle is evaluated for: the work queue (gshare) name as PanDA spells it in the
+/// keys, and the resource type (`SCORE`, `MCORE_HIMEM`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThrottleKey<'a> {
+    pub work_queue: &'a str,
+    pub resource_type: &'a str,
+}
+
+/// The level at which `NQUEUELIMIT`/`NRUNNINGCAP`/`NQUEUECAP` was found (`__getConfiguration`,
+/// `LEVEL_RT`/`LEVEL_MS`/`LEVEL_GS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigLevel {
+    /// `<TAG>_<work queue>_<resource type>`.
+    ResourceType,
+    /// `<TAG>_<work queue>_<MCORE|SCORE>*` (literally with the `*`; `None*` for other types).
+    McoreScore,
+    /// `<TAG>_<work queue>`.
+    GlobalShare,
+}
+
+/// `__getConfiguration` for one tag: the first non-zero value of the resource-type,
+/// MCORE/SCORE and work-queue keys (`if value:` — 0 counts as unset). `map` is keyed by the
+/// suffix after `<TAG>_`.
+pub fn configured(map: &BTreeMap<String, u64>, key: &ThrottleKey) -> Option<(u64, ConfigLevel)> {
+    let rt = key.resource_type;
+    let ms = if rt.starts_with("MCORE") {
+        "MCORE"
+    } else if rt.starts_with("SCORE") {
+        "SCORE"
+    } else {
+        "None"
+    };
+    let wq = key.work_queue;
+    [
+        (format!("{wq}_{rt}"), ConfigLevel::ResourceType),
+        (format!("{wq}_{ms}*"), ConfigLevel::McoreScore),
+        (wq.to_string(), ConfigLevel::GlobalShare),
+    ]
+    .into_iter()
+    .find_map(|(k, level)| map.get(&k).copied().filter(|&v| v != 0).map(|v| (v, level)))
+}
+
+/// Work queues evaluated at global-share level (`non_rt_wqs`): event service, whose MCORE tasks
+/// make SCORE jobs.
+pub const NON_RT_WORK_QUEUES: &[&str] = &["eventservice"];
+/// Work queues whose bunch grows to fill the queue limit (`nPrestage`, L325-331).
+pub const PRESTAGE_WORK_QUEUES: &[&str] = &["Heavy Ion", "Reprocessing default"];
 
 /// Why generation is limited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -358,53 +442,89 @@ pub struct ThrottleDecision {
     pub threshold: f64,
     pub n_jobs_in_bunch: i64,
     pub n_queue_limit: i64,
+    /// Where `NQUEUELIMIT` came from (`None`: the default `4 × nJobsInBunch`).
+    pub queue_limit_level: Option<ConfigLevel>,
 }
 
-/// `toBeThrottledBase` for one gshare at resource-type level (L235-497): with
-/// `nQueued = nNotRun + nDefined`, the first of these that holds limits generation —
-/// nRun = 0 ∧ nQueued > limit ∧ walltime > 50·10⁶ s; nQueued/nRun > threshold ∧ nQueued >
-/// limit ∧ walltime > 50·10⁶ s; nDefined > limit; nWaiting > max(4·nRun, 2·nJobsInBunch);
-/// nRun > NRUNNINGCAP (always a skip); nQueued > NQUEUECAP. A limit is a skip unless
-/// `high_prio_queued`, then a priority floor. Shares with `throttled = false` always pass.
-/// Not modelled: the `non_rt_wqs` (gshare-level) variant, `_rt`/`_MCORE` key levels, the
-/// reprocessing prestage bunch.
-pub fn throttle(settings: &ThrottleSettings, share: &str, throttled: bool, input: &ThrottleInput) -> ThrottleDecision {
+fn as_i64(v: u64) -> i64 {
+    v.min(i64::MAX as u64) as i64
+}
+
+/// `toBeThrottledBase` for one work queue × resource type (L235-497). With `_ql` the counts at
+/// the level `NQUEUELIMIT` was configured at ([`configured`]) and `base` the resource-type
+/// counts (global-share counts for [`NON_RT_WORK_QUEUES`]), the first of these that holds
+/// limits generation —
+/// base nRun = 0 ∧ nQueued_ql > limit (∧ walltime > 50·10⁶ s unless non-rt);
+/// base nQueued/nRun > threshold ∧ nQueued_ql > limit (∧ walltime …);
+/// nDefined_ql > limit; nWaiting_rt > max(4·nRun_rt, 2·nJobsInBunch);
+/// nRunning at `NRUNNINGCAP`'s level > it (always a skip); nQueued at `NQUEUECAP`'s level > it.
+/// A limit is a skip unless `high_prio_queued`, then a priority floor. Shares with
+/// `throttled = false` always pass. `nQueueLimit / 20` is Python's true division in the code;
+/// here it is floored (a job count).
+pub fn throttle(
+    settings: &ThrottleSettings,
+    key: &ThrottleKey,
+    throttled: bool,
+    input: &ThrottleInput,
+) -> ThrottleDecision {
     let chosen = if settings.work_shortage {
         settings.throttle_threshold_for_work_shortage.unwrap_or(2.0)
     } else {
         settings.throttle_threshold
     };
     let threshold = if chosen.is_finite() && chosen >= 0.0 { chosen } else { 2.0 };
-    let (n_run, n_queued) = (input.n_running, input.n_not_run.saturating_add(input.n_defined));
-    let remaining = n_run as f64 * threshold - input.n_not_run as f64;
+    let non_rt = NON_RT_WORK_QUEUES.contains(&key.work_queue);
+    let rt = input.rt();
+    let base = if non_rt { input.at(Some(ConfigLevel::GlobalShare)) } else { rt };
+    let queued = |c: LevelCounts| c.n_not_run.saturating_add(c.n_defined);
+    let remaining = base.n_running as f64 * threshold - base.n_not_run as f64;
     // `int()` truncates toward 0; `as` saturates, and the clamp bounds it anyway.
-    let n_jobs_in_bunch = (remaining.trunc() as i64).clamp(N_JOBS_IN_BUNCH_MIN, N_JOBS_IN_BUNCH_MAX);
-    let n_queue_limit =
-        settings.nqueuelimit.get(share).map_or(n_jobs_in_bunch * N_BUNCH, |&l| l.min(i64::MAX as u64) as i64);
-    let max_num_jobs = match settings.nqueuecap.get(share) {
-        Some(&cap) => (cap / 5).min(i64::MAX as u64) as i64,
-        _ => n_jobs_in_bunch / 2,
+    let mut n_jobs_in_bunch = (remaining.trunc() as i64).clamp(N_JOBS_IN_BUNCH_MIN, N_JOBS_IN_BUNCH_MAX);
+    let queue_limit = configured(&settings.nqueuelimit, key);
+    let running_cap = configured(&settings.nrunningcap, key);
+    let queue_cap = configured(&settings.nqueuecap, key);
+    let n_queue_limit = queue_limit.map_or(n_jobs_in_bunch * N_BUNCH, |(v, _)| as_i64(v));
+    let ql = input.at(queue_limit.map(|q| q.1));
+    let queued_ql = queued(ql) as i128;
+    if PRESTAGE_WORK_QUEUES.contains(&key.work_queue) && (n_queue_limit as i128) > queued_ql {
+        let room = n_queue_limit as i128 - queued_ql;
+        if room > n_jobs_in_bunch as i128 {
+            n_jobs_in_bunch = room.min(N_JOBS_IN_BUNCH_MAX as i128) as i64;
+        }
+    }
+    let max_num_jobs = match queue_cap {
+        Some((cap, _)) => as_i64(cap / 5),
+        None => n_jobs_in_bunch / 2,
     };
-    let decision = |verdict| ThrottleDecision { verdict, threshold, n_jobs_in_bunch, n_queue_limit };
+    let decision = |verdict| ThrottleDecision {
+        verdict,
+        threshold,
+        n_jobs_in_bunch,
+        n_queue_limit,
+        queue_limit_level: queue_limit.map(|q| q.1),
+    };
     if !throttled {
         return decision(ThrottleVerdict::Pass { max_num_jobs, not_enough_queued: false });
     }
-    let queued_over = n_queued as i128 > n_queue_limit as i128;
-    let walltime_enough = input.total_walltime.is_none_or(|w| w > MIN_TOTAL_WALLTIME);
-    let waiting_limit =
-        (n_run.saturating_mul(N_WAITING_LIMIT) as i128).max((n_jobs_in_bunch * N_WAITING_BUNCH_LIMIT) as i128);
-    let cap = |m: &BTreeMap<String, u64>| m.get(share).copied().filter(|&c| c > 0);
-    let reason = if n_run == 0 && queued_over && walltime_enough {
+    let queued_over = queued_ql > n_queue_limit as i128;
+    let walltime_enough = non_rt || input.total_walltime.is_none_or(|w| w > MIN_TOTAL_WALLTIME);
+    let waiting_limit = (input.n_running.saturating_mul(N_WAITING_LIMIT) as i128)
+        .max((n_jobs_in_bunch * N_WAITING_BUNCH_LIMIT) as i128);
+    let reason = if base.n_running == 0 && queued_over && walltime_enough {
         Some(ThrottleReason::NothingRunning)
-    } else if n_run != 0 && n_queued as f64 / n_run as f64 > threshold && queued_over && walltime_enough {
+    } else if base.n_running != 0
+        && queued(base) as f64 / base.n_running as f64 > threshold
+        && queued_over
+        && walltime_enough
+    {
         Some(ThrottleReason::QueueRatio)
-    } else if input.n_defined as i128 > n_queue_limit as i128 {
+    } else if ql.n_defined as i128 > n_queue_limit as i128 {
         Some(ThrottleReason::TooManyDefined)
     } else if input.n_waiting as i128 > waiting_limit {
         Some(ThrottleReason::TooManyWaiting)
-    } else if cap(&settings.nrunningcap).is_some_and(|c| n_run > c) {
+    } else if running_cap.is_some_and(|(c, level)| input.at(Some(level)).n_running > c) {
         return decision(ThrottleVerdict::Skip(ThrottleReason::RunningCap));
-    } else if cap(&settings.nqueuecap).is_some_and(|c| n_queued > c) {
+    } else if queue_cap.is_some_and(|(c, level)| queued(input.at(Some(level))) > c) {
         Some(ThrottleReason::QueueCap)
     } else {
         None
@@ -413,7 +533,7 @@ pub fn throttle(settings: &ThrottleSettings, share: &str, throttled: bool, input
         Some(r) if input.high_prio_queued => decision(ThrottleVerdict::PriorityFloor(r)),
         Some(r) => decision(ThrottleVerdict::Skip(r)),
         None => {
-            let not_enough = (n_queued as f64) < n_queue_limit as f64 * 0.9 || n_queued < n_run;
+            let not_enough = (queued_ql as f64) < n_queue_limit as f64 * 0.9 || queued(base) < base.n_running;
             let max_num_jobs = if not_enough { max_num_jobs.max(n_queue_limit / 20) } else { max_num_jobs };
             decision(ThrottleVerdict::Pass { max_num_jobs, not_enough_queued: not_enough })
         }

@@ -132,6 +132,11 @@ fn dispatch_order_of_jobs() {
     assert_eq!(jobs.iter().map(|j| j.panda_id).collect::<Vec<_>>(), [1, 2, 3, 4, 5]);
 }
 
+/// A work queue evaluated for resource type SCORE.
+fn k(work_queue: &str) -> ThrottleKey<'_> {
+    ThrottleKey { work_queue, resource_type: "SCORE" }
+}
+
 fn input(n_running: u64, n_not_run: u64, n_defined: u64) -> ThrottleInput {
     ThrottleInput { n_running, n_not_run, n_defined, ..Default::default() }
 }
@@ -140,19 +145,19 @@ fn input(n_running: u64, n_not_run: u64, n_defined: u64) -> ThrottleInput {
 fn throttle_bunch_and_limit() {
     let s = ThrottleSettings::default();
     // 100·2 − 50 = 150 → clamped to 500; limit 4·500.
-    let d = throttle(&s, "MC", true, &input(100, 50, 0));
+    let d = throttle(&s, &k("MC"), true, &input(100, 50, 0));
     assert_eq!((d.threshold, d.n_jobs_in_bunch, d.n_queue_limit), (2.0, 500, 2000));
     // 1000·2 − 100 = 1900 → 600; limit 2400.
-    let d = throttle(&s, "MC", true, &input(1000, 100, 0));
+    let d = throttle(&s, &k("MC"), true, &input(1000, 100, 0));
     assert_eq!((d.n_jobs_in_bunch, d.n_queue_limit), (600, 2400));
     // 1000 queued < 0.9·2400 → not enough: max(600/2, 2400/20) = 300.
-    let d = throttle(&s, "MC", true, &input(1000, 1000, 0));
+    let d = throttle(&s, &k("MC"), true, &input(1000, 1000, 0));
     assert_eq!(d.verdict, ThrottleVerdict::Pass { max_num_jobs: 300, not_enough_queued: true });
     // 2000 − 1500 = 500, limit 2000; 1900 queued ≥ 0.9·2000 and ≥ nRun, ratio 1.9 ≤ 2 → plain pass.
-    let d = throttle(&s, "MC", true, &input(1000, 1500, 400));
+    let d = throttle(&s, &k("MC"), true, &input(1000, 1500, 400));
     assert_eq!(d.verdict, ThrottleVerdict::Pass { max_num_jobs: 250, not_enough_queued: false });
     // 2100 queued > 2000 and ratio 2.1 > 2 → skip.
-    let d = throttle(&s, "MC", true, &input(1000, 1900, 200));
+    let d = throttle(&s, &k("MC"), true, &input(1000, 1900, 200));
     assert_eq!(d.verdict, ThrottleVerdict::Skip(ThrottleReason::QueueRatio));
 }
 
@@ -160,32 +165,32 @@ fn throttle_bunch_and_limit() {
 fn throttle_limits() {
     let s = ThrottleSettings::default();
     assert_eq!(
-        throttle(&s, "MC", true, &input(0, 2001, 0)).verdict,
+        throttle(&s, &k("MC"), true, &input(0, 2001, 0)).verdict,
         ThrottleVerdict::Skip(ThrottleReason::NothingRunning)
     );
     let short = ThrottleInput { total_walltime: Some(1.0e6), ..input(0, 2001, 0) };
-    assert!(matches!(throttle(&s, "MC", true, &short).verdict, ThrottleVerdict::Pass { .. }));
+    assert!(matches!(throttle(&s, &k("MC"), true, &short).verdict, ThrottleVerdict::Pass { .. }));
     assert_eq!(
-        throttle(&s, "MC", true, &input(100, 2001, 100)).verdict,
+        throttle(&s, &k("MC"), true, &input(100, 2001, 100)).verdict,
         ThrottleVerdict::Skip(ThrottleReason::QueueRatio)
     );
     let hp = ThrottleInput { high_prio_queued: true, ..input(100, 2001, 100) };
-    assert_eq!(throttle(&s, "MC", true, &hp).verdict, ThrottleVerdict::PriorityFloor(ThrottleReason::QueueRatio));
+    assert_eq!(throttle(&s, &k("MC"), true, &hp).verdict, ThrottleVerdict::PriorityFloor(ThrottleReason::QueueRatio));
     // nRun 2000 → bunch 600, limit 2400; ratio 1.2 ≤ 2 but 2401 defined > 2400.
     assert_eq!(
-        throttle(&s, "MC", true, &input(2000, 0, 2401)).verdict,
+        throttle(&s, &k("MC"), true, &input(2000, 0, 2401)).verdict,
         ThrottleVerdict::Skip(ThrottleReason::TooManyDefined)
     );
     let w = ThrottleInput { n_waiting: 1201, ..input(10, 0, 0) };
-    assert_eq!(throttle(&s, "MC", true, &w).verdict, ThrottleVerdict::Skip(ThrottleReason::TooManyWaiting));
-    assert!(matches!(throttle(&s, "MC", false, &input(0, 99_999, 0)).verdict, ThrottleVerdict::Pass { .. }));
+    assert_eq!(throttle(&s, &k("MC"), true, &w).verdict, ThrottleVerdict::Skip(ThrottleReason::TooManyWaiting));
+    assert!(matches!(throttle(&s, &k("MC"), false, &input(0, 99_999, 0)).verdict, ThrottleVerdict::Pass { .. }));
     let mut caps = ThrottleSettings::default();
     caps.nrunningcap.insert("MC".into(), 50);
     caps.nqueuecap.insert("UA".into(), 10);
     caps.nqueuelimit.insert("UA".into(), 100);
     let hp = ThrottleInput { high_prio_queued: true, ..input(60, 0, 0) };
-    assert_eq!(throttle(&caps, "MC", true, &hp).verdict, ThrottleVerdict::Skip(ThrottleReason::RunningCap));
-    let d = throttle(&caps, "UA", true, &input(60, 11, 0));
+    assert_eq!(throttle(&caps, &k("MC"), true, &hp).verdict, ThrottleVerdict::Skip(ThrottleReason::RunningCap));
+    let d = throttle(&caps, &k("UA"), true, &input(60, 11, 0));
     assert_eq!((d.n_queue_limit, d.verdict), (100, ThrottleVerdict::Skip(ThrottleReason::QueueCap)));
 }
 
@@ -195,11 +200,80 @@ fn throttle_settings_and_bad_numbers() {
         r#"{"throttle_threshold": 3.0, "work_shortage": true, "throttle_threshold_for_work_shortage": 5.0, "nqueuelimit": {"MC": 7}}"#,
     )
     .unwrap();
-    let d = throttle(&s, "MC", true, &input(1000, 0, 0));
+    let d = throttle(&s, &k("MC"), true, &input(1000, 0, 0));
     assert_eq!((d.threshold, d.n_queue_limit), (5.0, 7));
     assert!(serde_json::from_str::<ThrottleSettings>(r#"{"THROTTLE": 1}"#).is_err());
     let nan = ThrottleSettings { throttle_threshold: f64::NAN, ..Default::default() };
-    assert_eq!(throttle(&nan, "MC", true, &input(u64::MAX, u64::MAX, u64::MAX)).threshold, 2.0);
+    assert_eq!(throttle(&nan, &k("MC"), true, &input(u64::MAX, u64::MAX, u64::MAX)).threshold, 2.0);
     let nanw = ThrottleInput { total_walltime: Some(f64::NAN), ..input(0, 5000, 0) };
-    assert!(matches!(throttle(&nan, "MC", true, &nanw).verdict, ThrottleVerdict::Pass { .. }));
+    assert!(matches!(throttle(&nan, &k("MC"), true, &nanw).verdict, ThrottleVerdict::Pass { .. }));
+}
+
+#[test]
+fn configuration_levels_as_get_configuration() {
+    // `__getConfiguration`: NQUEUELIMIT_<wq>_<rt>, then _<MCORE|SCORE>*, then _<wq>; 0 is unset.
+    let mut m = BTreeMap::new();
+    m.insert("MC".to_string(), 900);
+    let mcore = ThrottleKey { work_queue: "MC", resource_type: "MCORE_HIMEM" };
+    assert_eq!(configured(&m, &mcore), Some((900, ConfigLevel::GlobalShare)));
+    m.insert("MC_MCORE*".to_string(), 800);
+    assert_eq!(configured(&m, &mcore), Some((800, ConfigLevel::McoreScore)));
+    m.insert("MC_MCORE_HIMEM".to_string(), 0);
+    assert_eq!(configured(&m, &mcore), Some((800, ConfigLevel::McoreScore)), "0 reads as unset (`if value:`)");
+    m.insert("MC_MCORE_HIMEM".to_string(), 700);
+    assert_eq!(configured(&m, &mcore), Some((700, ConfigLevel::ResourceType)));
+    // SCORE jobs of the same queue see only the gshare-level key
+    assert_eq!(configured(&m, &k("MC")), Some((900, ConfigLevel::GlobalShare)));
+    // a resource type that is neither: Python formats the missing family as `None*`
+    m.insert("MC_None*".to_string(), 5);
+    assert_eq!(
+        configured(&m, &ThrottleKey { work_queue: "MC", resource_type: "GPU" }),
+        Some((5, ConfigLevel::McoreScore))
+    );
+}
+
+#[test]
+fn limits_compare_counts_of_their_own_level() {
+    // NQUEUELIMIT at gshare level: the gshare's queued jobs (3000 > 2500) decide, not the
+    // resource type's (100); the ratio still uses the resource type (100/50 = 2, not > 2).
+    let mut s = ThrottleSettings::default();
+    s.nqueuelimit.insert("MC".into(), 2500);
+    let gs = LevelCounts { n_running: 5000, n_not_run: 2000, n_defined: 1000 };
+    let x = ThrottleInput { gs: Some(gs), ..input(50, 100, 0) };
+    let d = throttle(&s, &k("MC"), true, &x);
+    assert_eq!(d.queue_limit_level, Some(ConfigLevel::GlobalShare));
+    assert!(matches!(d.verdict, ThrottleVerdict::Pass { .. }), "{d:?}");
+    // 1000 defined at gshare level > 900: too many defined
+    s.nqueuelimit.insert("MC".into(), 900);
+    assert_eq!(throttle(&s, &k("MC"), true, &x).verdict, ThrottleVerdict::Skip(ThrottleReason::TooManyDefined));
+    // NRUNNINGCAP at SCORE* level reads the family's running count
+    let mut c = ThrottleSettings::default();
+    c.nrunningcap.insert("MC_SCORE*".into(), 60);
+    let ms = LevelCounts { n_running: 61, n_not_run: 0, n_defined: 0 };
+    let y = ThrottleInput { ms: Some(ms), ..input(10, 0, 0) };
+    assert_eq!(throttle(&c, &k("MC"), true, &y).verdict, ThrottleVerdict::Skip(ThrottleReason::RunningCap));
+    assert!(matches!(throttle(&c, &k("MC"), true, &input(10, 0, 0)).verdict, ThrottleVerdict::Pass { .. }));
+}
+
+#[test]
+fn prestage_and_event_service_work_queues() {
+    // Reprocessing: nRun 100 → bunch 500, limit 5000 (configured), 1000 queued → room 4000,
+    // bunch grows to the max 600, so maxNumJobs = 600 / 2 = 300.
+    let mut s = ThrottleSettings::default();
+    s.nqueuelimit.insert("Reprocessing default".into(), 5000);
+    let key = ThrottleKey { work_queue: "Reprocessing default", resource_type: "SCORE" };
+    let d = throttle(&s, &key, true, &input(100, 1000, 0));
+    assert_eq!(d.n_jobs_in_bunch, 600);
+    assert!(matches!(d.verdict, ThrottleVerdict::Pass { max_num_jobs: 300, .. }), "{d:?}");
+    // eventservice works at gshare level and ignores the walltime condition: nothing running
+    // in the share, 2001 queued > NQUEUELIMIT_eventservice 2000 → skip even with little
+    // walltime queued. (Without a configured limit the queued count is the resource type's, as
+    // `nNotRun_queuelimit` is at LEVEL_None.)
+    s.nqueuelimit.insert("eventservice".into(), 2000);
+    s.nqueuelimit.insert("MC".into(), 2000);
+    let es = ThrottleKey { work_queue: "eventservice", resource_type: "SCORE" };
+    let gs = LevelCounts { n_running: 0, n_not_run: 2001, n_defined: 0 };
+    let x = ThrottleInput { gs: Some(gs), total_walltime: Some(1.0), ..input(7, 0, 0) };
+    assert_eq!(throttle(&s, &es, true, &x).verdict, ThrottleVerdict::Skip(ThrottleReason::NothingRunning));
+    assert!(matches!(throttle(&s, &k("MC"), true, &x).verdict, ThrottleVerdict::Pass { .. }));
 }
