@@ -24,6 +24,7 @@ fn main() -> ExitCode {
         Command::Merge(args) => cli::sweep::merge(args),
         Command::Report(args) => cli::report::run(args),
         Command::Import(import) => cli::import::run(import),
+        Command::Generate(generate) => cli::import::generate(generate),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

@@ -66,6 +66,33 @@ pub enum Command {
     /// Convert real configuration into scenario fragments.
     #[command(subcommand)]
     Import(Import),
+    /// Print a generated scenario (RON) on stdout.
+    #[command(subcommand)]
+    Generate(Generate),
+}
+
+/// The `generate` subcommands.
+#[derive(Subcommand)]
+pub enum Generate {
+    /// The scale benchmark's DIRAC grid: JOBS jobs over a week on JOBS/20 slots (CEs of 1 000
+    /// slots, two per site), four groups, 25 users; every size has the same load, so cost per
+    /// event compares across sizes. Example: `pilotsim generate scale --jobs 2.1e6 > week.ron`.
+    Scale {
+        /// Number of jobs (at least 1 000); `1e6` and `2.1e6` are accepted.
+        #[arg(long, value_parser = parse_count)]
+        jobs: u64,
+    },
+}
+
+/// A count written as an integer or in float notation (`2.1e6`).
+fn parse_count(s: &str) -> Result<u64, String> {
+    if let Ok(n) = s.parse::<u64>() {
+        return Ok(n);
+    }
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x <= 1e15 => Ok(x as u64),
+        _ => Err(format!("{s:?} is not a whole number of jobs (e.g. 1000000 or 1e6)")),
+    }
 }
 
 /// Arguments of `pilotsim run`.

@@ -1,11 +1,12 @@
-//! `pilotsim import`: real configuration into scenario fragments.
+//! `pilotsim import`: real configuration into scenario fragments; `pilotsim generate`:
+//! generated scenarios.
 
 use anyhow::Context;
 use pilotsim::panda::gdpconfig;
 use pilotsim::scenario::dirac_cfg;
 
 use super::Outcome;
-use super::args::Import;
+use super::args::{Generate, Import};
 use super::out::out;
 
 /// Print the RON fragment of a DIRAC CS file; a syntax error is `FILE:LINE:COL: message`.
@@ -28,6 +29,19 @@ pub fn run(import: Import) -> anyhow::Result<Outcome> {
                 eprintln!("{}: warning: {w}", file.display());
             }
             out!("{}", gdpconfig::to_ron_fragment(&imported).map_err(anyhow::Error::msg)?);
+            Ok(Outcome::Success)
+        }
+    }
+}
+
+/// Print a generated scenario.
+pub fn generate(generate: Generate) -> anyhow::Result<Outcome> {
+    match generate {
+        Generate::Scale { jobs } => {
+            if jobs < 1000 {
+                anyhow::bail!("--jobs {jobs}: the scale scenario needs at least 1000 jobs");
+            }
+            out!("{}", pilotsim::scenario::generate::scale_scenario(jobs));
             Ok(Outcome::Success)
         }
     }

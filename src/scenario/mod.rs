@@ -8,6 +8,7 @@
 pub mod dirac;
 pub mod dirac_cfg;
 pub mod expect;
+pub mod generate;
 pub mod limits;
 pub mod overrides;
 pub mod types;

@@ -1,0 +1,178 @@
+//! The scale benchmark (issue 13 item 1): per size of the generated DIRAC week
+//! (`scenario::generate`, `pilotsim generate scale`), the time of each phase of a run — load
+//! (parse + validate), simulate, check (invariants), write (every output) — the simulation's
+//! cost per event, and memory: the peak of the process, and the growth during the simulation
+//! per job.
+//!
+//! ```text
+//! cargo run --release --example scale -- [--sizes 1e4,1e5,1e6] [--runs 3] [--no-write] [--out DIR]
+//! ```
+//!
+//! Each size runs in a child process of its own (so peak memory is that size's), `--runs`
+//! times; the table gives medians (memory of the first run; it is deterministic up to the
+//! allocator). Prints a Markdown table for the README's performance section.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Instant;
+
+use pilotsim::engine::{SimDuration, SimTime};
+use pilotsim::metrics::RunMeta;
+use pilotsim::run::Finished;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
+    if let Some(n) = value("--one") {
+        let jobs = parse_count(&n);
+        let out = value("--out").map(PathBuf::from);
+        one(jobs, out);
+        return;
+    }
+    let sizes: Vec<u64> =
+        value("--sizes").unwrap_or_else(|| "1e4,1e5,1e6".into()).split(',').map(parse_count).collect();
+    let runs: usize = value("--runs").and_then(|r| r.parse().ok()).unwrap_or(3).max(1);
+    let write = !args.iter().any(|a| a == "--no-write");
+    let out_root = value("--out").map_or_else(|| std::env::temp_dir().join("pilotsim-scale"), PathBuf::from);
+    let exe = std::env::current_exe().expect("own path");
+    println!(
+        "| jobs | events | load s | simulate s | ns/event | check s | write s | whole s | peak MiB | sim bytes/job |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for jobs in sizes {
+        let mut rows: Vec<Row> = Vec::new();
+        for _ in 0..runs {
+            let mut cmd = Command::new(&exe);
+            cmd.args(["--one", &jobs.to_string()]);
+            if write {
+                cmd.arg("--out").arg(out_root.join(format!("scale_{jobs}")));
+            }
+            let t = Instant::now();
+            let output = cmd.output().expect("run the child");
+            let whole = t.elapsed().as_secs_f64();
+            if !output.status.success() {
+                eprintln!("size {jobs}: {}", String::from_utf8_lossy(&output.stderr));
+                std::process::exit(1);
+            }
+            let mut row = Row::parse(&String::from_utf8_lossy(&output.stdout));
+            row.whole = whole;
+            rows.push(row);
+        }
+        let med = |f: fn(&Row) -> f64| {
+            let mut v: Vec<f64> = rows.iter().map(f).collect();
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let r0 = &rows[0];
+        println!(
+            "| {jobs} | {} | {:.2} | {:.2} | {:.0} | {:.2} | {:.2} | {:.2} | {:.0} | {:.0} |",
+            r0.events,
+            med(|r| r.load),
+            med(|r| r.simulate),
+            med(|r| r.simulate * 1e9 / r.events as f64),
+            med(|r| r.check),
+            med(|r| r.write),
+            med(|r| r.whole),
+            r0.peak_kib / 1024.0,
+            r0.sim_growth_kib * 1024.0 / jobs as f64,
+        );
+    }
+}
+
+/// One size in this process: prints `key=value` lines.
+fn one(jobs: u64, out: Option<PathBuf>) {
+    let text = pilotsim::scenario::generate::scale_scenario(jobs);
+    let base = status_kib("VmRSS:");
+    let t = Instant::now();
+    let loaded = pilotsim::scenario::load_str(&text, "generated").unwrap_or_else(|e| fail(&e.to_string()));
+    let load = t.elapsed().as_secs_f64();
+    let s = &loaded.scenario;
+    let t = Instant::now();
+    let world = pilotsim::sim::run(s, s.seed, |_, _| {}).unwrap_or_else(|p| fail(&format!("{p:?}")));
+    let simulate = t.elapsed().as_secs_f64();
+    let after_sim = status_kib("VmHWM:");
+    let t = Instant::now();
+    let broken = pilotsim::sim::check_invariants(&world);
+    let check = t.elapsed().as_secs_f64();
+    if !broken.is_empty() {
+        fail(&broken[0]);
+    }
+    let events = world.core.events;
+    let mut write = 0.0;
+    if let Some(dir) = out {
+        let meta = RunMeta {
+            scenario: s.name.clone(),
+            scenario_sha256: loaded.sha256.clone(),
+            seed: s.seed,
+            pilotsim_version: pilotsim::VERSION,
+            digest: world.core.digest.hex(),
+            events,
+            wall_seconds: simulate,
+            end: SimTime::ZERO + SimDuration::from_secs_f64(s.duration_s),
+        };
+        let mut finished = Finished { world, meta };
+        let t = Instant::now();
+        finished.write(&dir).unwrap_or_else(|e| fail(&format!("{e:#}")));
+        write = t.elapsed().as_secs_f64();
+    }
+    println!("events={events}");
+    println!("load={load}");
+    println!("simulate={simulate}");
+    println!("check={check}");
+    println!("write={write}");
+    println!("peak_kib={}", status_kib("VmHWM:"));
+    println!("sim_growth_kib={}", after_sim.saturating_sub(base));
+}
+
+#[derive(Default)]
+struct Row {
+    events: u64,
+    load: f64,
+    simulate: f64,
+    check: f64,
+    write: f64,
+    whole: f64,
+    peak_kib: f64,
+    sim_growth_kib: f64,
+}
+
+impl Row {
+    fn parse(text: &str) -> Row {
+        let mut r = Row::default();
+        for line in text.lines() {
+            let Some((k, v)) = line.split_once('=') else { continue };
+            let x: f64 = v.trim().parse().unwrap_or(f64::NAN);
+            match k {
+                "events" => r.events = x as u64,
+                "load" => r.load = x,
+                "simulate" => r.simulate = x,
+                "check" => r.check = x,
+                "write" => r.write = x,
+                "peak_kib" => r.peak_kib = x,
+                "sim_growth_kib" => r.sim_growth_kib = x,
+                _ => {}
+            }
+        }
+        r
+    }
+}
+
+/// A field of /proc/self/status in KiB (0 where there is no procfs).
+fn status_kib(field: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with(field)).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+        .unwrap_or(0)
+}
+
+fn parse_count(s: &str) -> u64 {
+    s.parse::<u64>()
+        .ok()
+        .or_else(|| s.parse::<f64>().ok().map(|x| x as u64))
+        .unwrap_or_else(|| fail(&format!("bad size {s:?}")))
+}
+
+fn fail(msg: &str) -> ! {
+    eprintln!("{msg}");
+    std::process::exit(2)
+}
