@@ -7,3 +7,4 @@ pub mod anal_broker;
 pub mod gdpconfig;
 pub mod gshare;
 pub mod network;
+pub mod timeouts;
