@@ -5,3 +5,4 @@
 
 pub mod gshare;
 pub mod network;
+pub mod task_broker;
