@@ -7,4 +7,5 @@ pub mod anal_broker;
 pub mod gdpconfig;
 pub mod gshare;
 pub mod network;
+pub mod task_broker;
 pub mod timeouts;
