@@ -3,5 +3,6 @@
 //! the PanDA component it reimplements. Where panda-server 1.0.4 differs from the seed page
 //! (⚠ in the reference), the seed is the default and the code a named variant.
 
+pub mod arch;
 pub mod gshare;
 pub mod network;
