@@ -24,6 +24,7 @@ fn main() -> ExitCode {
         Command::Merge(args) => cli::sweep::merge(args),
         Command::Report(args) => cli::report::run(args),
         Command::Import(import) => cli::import::run(import),
+        Command::ArchCheck(args) => cli::arch_check::run(args),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

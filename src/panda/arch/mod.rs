@@ -17,9 +17,11 @@
 //!   [`ArchError::StrayQuote`] instead of a silent miss.
 //! * [`match_gpu_spec`] ([`gpu`]) and [`compare_version_string`] ([`version`]): GPU attributes
 //!   against worker-node GPU data; versions compared as PEP 440 tuples (`packaging.version`).
-//! * [`json_software_check`], [`sw_filter`], [`resolve_cmt_config`] ([`queue`]): one queue's
-//!   `architectures` (with `excl`), the two-stage GPU selection (CRIC capability gate, then
-//!   worker-node attributes), and the cvmfs / container / cmtconfig / tag rules.
+//! * [`json_software_check`] ([`queue`]): one queue's `architectures` (with `excl`), the
+//!   two-stage GPU selection (CRIC capability gate, then worker-node attributes), and the
+//!   cvmfs / container / cmtconfig / tag rules; the reasons of a skip in [`skip`].
+//! * [`sw_filter`], [`production_sw_check`], [`resolve_cmt_config`] ([`broker`]): the brokers'
+//!   SW/HW filter around it (regexp cmtconfig, `releases == ['ANY']`).
 //!
 //! Regexps follow Python `re.match`: anchored at the start only. GPU vendor and model patterns
 //! are case-insensitive (the code passes `re.IGNORECASE` when matching them against the
@@ -41,8 +43,11 @@
 //! Everything else follows the code where the seed is silent (e.g. the implied CPU spec of a
 //! plain `x86_64-el9-gcc13-opt`, which makes queues without `architectures` reject it).
 
+pub mod broker;
 pub mod gpu;
 pub mod queue;
+mod refine;
+pub mod skip;
 pub mod task;
 pub mod version;
 
@@ -51,14 +56,15 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
+pub use broker::{
+    Broker, SwPass, SwRequest, analysis_gpu_queue_check, check_task_architecture, production_sw_check,
+    resolve_cmt_config, sw_filter,
+};
 pub use gpu::{
     GpuAttr, GpuMismatch, GpuSpec, GpuVerdict, ModelReq, Pattern, WnGpu, WnGpuRow, gpu_verdicts, match_gpu_spec,
 };
-pub use queue::{
-    AttrValue, Broker, CpuMismatch, QueueArch, QueueSoftware, SwCheck, SwPass, SwRequest, SwSkip, SwTag,
-    analysis_gpu_queue_check, check_task_architecture, json_software_check, production_sw_check, resolve_cmt_config,
-    sw_filter,
-};
+pub use queue::{AttrValue, QueueArch, QueueSoftware, SwCheck, SwTag, json_software_check};
+pub use skip::{CpuMismatch, SwSkip};
 pub use task::{ArchForm, CpuSpec, TaskArch};
 pub use version::{Constraint, Op, Version, compare_version_string};
 
