@@ -110,7 +110,7 @@ impl<'a> SwRequest<'a> {
 /// `None` if the sw_platform is listed as is, matches nothing, or the queue has no SW map entry.
 pub fn resolve_cmt_config(q: &QueueSoftware, arch: &TaskArch) -> Option<String> {
     let re = arch.cmt_re.as_ref()?;
-    if !q.in_sw_map || q.cmtconfigs.iter().any(|c| *c == arch.sw_platform) {
+    if !q.in_sw_map || q.cmtconfigs.contains(&arch.sw_platform) {
         return None;
     }
     let found = q.cmtconfigs.iter().find(|c| re.is_match(c))?;

@@ -293,8 +293,7 @@ fn non_auto_queues_and_the_any_rule() {
     assert_eq!(run(&any, &no_hw, Some("c"), true, Broker::Analysis), Ok(SwPass::Any));
     let other = q(r#"{"releases": ["21.0.38"]}"#);
     assert!(matches!(run(&other, &no_hw, None, false, Broker::Production), Err(SwSkip::NoRelease { .. })));
-    let mut not_in_map = QueueSoftware::default();
-    not_in_map.in_sw_map = false;
+    let not_in_map = QueueSoftware { in_sw_map: false, ..QueueSoftware::default() };
     assert!(matches!(run(&not_in_map, &hw_task, None, false, Broker::Analysis), Err(SwSkip::NotAuto { .. })));
     let bare_auto = QueueSoftware::default();
     assert_eq!(run(&bare_auto, &hw_task, None, false, Broker::Analysis), Err(SwSkip::NoArchitectures));
