@@ -25,6 +25,7 @@ fn main() -> ExitCode {
         Command::Report(args) => cli::report::run(args),
         Command::Import(import) => cli::import::run(import),
         Command::Generate(generate) => cli::import::generate(generate),
+        Command::ArchCheck(args) => cli::arch_check::run(args),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

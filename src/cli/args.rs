@@ -69,6 +69,21 @@ pub enum Command {
     /// Print a generated scenario (RON) on stdout.
     #[command(subcommand)]
     Generate(Generate),
+    /// Can a task architecture go to a PanDA queue, and if not, which rule rejects it?
+    ///
+    /// ARCH is a task architecture as `prun --architecture` or an ART header takes it: the
+    /// string form sw_platform[@base_platform][#cpu_spec][&gpu_spec] (e.g. '#&nvidia:vram>=40960',
+    /// 'x86_64-el9-gcc13-opt#(x86_64|aarch64)') or JSON ('{"gpu_spec": {"vendor": "nvidia",
+    /// "model": {"pattern": ".*P100.*", "excl": true}}}'). QUEUE.json is one queue as PanDA's
+    /// SW_TAGS shows it (releases, cmtconfigs, containers, cvmfs, architectures, tags; bare or as
+    /// {"NAME": {...}}) plus its worker-node GPUs as wn_gpus: [{vendor, model, vram,
+    /// architecture, framework_version, driver_version, gpus_per_host}]. Without --release the
+    /// check is the analysis broker's for standalone software (hardware, regexp cmtconfig); with
+    /// --release PROJECT-VERSION it is the production broker's (also cvmfs, containers,
+    /// cmtconfigs, tags). Prints `accepted` or `rejected: RULE — WHY`, and for a GPU request
+    /// which worker-node GPUs match. Exits 0 accepted, 1 rejected, 2 invalid input. Example:
+    /// pilotsim arch-check '#&nvidia:model=.*A100.*:vram>=40960' --queue queue.json
+    ArchCheck(ArchCheckArgs),
 }
 
 /// The `generate` subcommands.
@@ -138,6 +153,29 @@ pub struct CheckArgs {
     /// Rewrite the baselines from this run instead of comparing.
     #[arg(long)]
     pub update_baselines: bool,
+}
+
+/// Arguments of `pilotsim arch-check`.
+#[derive(Args)]
+pub struct ArchCheckArgs {
+    /// The task architecture (string or JSON form; quote it for the shell, not inside).
+    #[arg(allow_hyphen_values = true)]
+    pub arch: String,
+    /// The queue: one SW_TAGS entry plus `wn_gpus` (JSON).
+    #[arg(long, value_name = "QUEUE.json")]
+    pub queue: PathBuf,
+    /// A production task's release (transHome), e.g. Athena-24.0.1, or a nightly.
+    #[arg(long, value_name = "PROJECT-VERSION")]
+    pub release: Option<String>,
+    /// The task's fat container (container_name).
+    #[arg(long)]
+    pub container: Option<String>,
+    /// The task uses only tags for its fat container (onlyTagsForFC).
+    #[arg(long)]
+    pub only_tags: bool,
+    /// Follow panda-server 1.0.4's code where it differs from the documentation (seed).
+    #[arg(long)]
+    pub panda_server: bool,
 }
 
 /// Arguments of `pilotsim sweep`.

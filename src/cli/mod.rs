@@ -5,6 +5,7 @@
 //! ends the process quietly when the reader has gone). `main` maps the
 //! result to the exit code (see [`Outcome`]).
 
+pub mod arch_check;
 pub mod args;
 pub mod check;
 pub mod import;

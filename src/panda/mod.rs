@@ -4,6 +4,7 @@
 //! (⚠ in the reference), the seed is the default and the code a named variant.
 
 pub mod anal_broker;
+pub mod arch;
 pub mod gdpconfig;
 pub mod gshare;
 pub mod network;

@@ -1,3 +1,4 @@
+mod arch;
 mod boundary;
 mod check;
 mod cli;
