@@ -5,4 +5,5 @@
 
 pub mod gdpconfig;
 pub mod gshare;
+pub mod harvester;
 pub mod network;
