@@ -16,6 +16,7 @@
 //!   memory of `ResourceTypeMapper.calculate_worker_requirements`;
 //! * [`adjuster`] — [`define_num_workers`] with the pilot-type pre-allocation (L425-504) and the
 //!   UCORE largest-remainder redistribution (L853-923);
+//! * [`outcome`] — its answer: per row the number and the reason, `Display` = Harvester's log;
 //! * [`ups`] — the server side, [`ups_new_worker_distribution`].
 //!
 //! The rule per queue × resource type × pilot type (reference §8, "Decision"):
@@ -53,6 +54,7 @@
 
 pub mod adjuster;
 pub mod config;
+pub mod outcome;
 pub mod resource;
 pub mod ups;
 

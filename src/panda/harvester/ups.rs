@@ -269,7 +269,7 @@ pub fn ups_new_worker_distribution(
     let under = trace.resource_types_under_target.as_ref().filter(|u| !u.is_empty());
     let mut order: Vec<(usize, &UpsJob)> = activated
         .iter()
-        .filter(|j| under.is_none_or(|u| u.iter().any(|rt| *rt == j.resource_type)))
+        .filter(|j| under.is_none_or(|u| u.contains(&j.resource_type)))
         .filter_map(|j| rank.get(j.gshare.as_str()).map(|&r| (r, j)))
         .collect();
     order.sort_by_key(|(r, j)| (*r, std::cmp::Reverse(j.current_priority), j.panda_id));

@@ -202,7 +202,7 @@ fn average_memory() {
     let p = UpsQueueConfig { maxrss: Some(24_000), ..pq(8) };
     let st = stats(&[("SCORE", 10, 0, 0), ("MCORE_HIMEM", 1, 1, 0), ("GPU", 5, 5, 0)]);
     let (all, run) = average_memory_workers(&types(), &p, &st[0]);
-    assert!((all - 2615.384_615_384_615).abs() < 1e-9);
-    assert!((run - 2444.444_444_444_444).abs() < 1e-9);
+    assert!((all - 2615.3846153846152).abs() < 1e-9);
+    assert!((run - 2444.4444444444443).abs() < 1e-9);
     assert_eq!(average_memory_workers(&types(), &p, &stats(&[])[0]), (0.0, 0.0));
 }
