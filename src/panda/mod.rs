@@ -7,6 +7,7 @@ pub mod anal_broker;
 pub mod arch;
 pub mod gdpconfig;
 pub mod gshare;
+pub mod harvester;
 pub mod network;
 pub mod task_broker;
 pub mod timeouts;
