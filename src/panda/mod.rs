@@ -4,4 +4,5 @@
 //! (⚠ in the reference), the seed is the default and the code a named variant.
 
 pub mod gshare;
+pub mod job_broker;
 pub mod network;
