@@ -213,3 +213,5 @@ pub fn broker(task: &BrokerTask, queues: &[BrokerQueue], params: &JobBrokerParam
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_filters;
