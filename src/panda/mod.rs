@@ -8,6 +8,7 @@ pub mod arch;
 pub mod gdpconfig;
 pub mod gshare;
 pub mod harvester;
+pub mod job_broker;
 pub mod network;
 pub mod task_broker;
 pub mod timeouts;
