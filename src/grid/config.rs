@@ -1,4 +1,5 @@
-//! Configuration of the grid model as written in a scenario file: sites, CEs, GPUs, links.
+//! Configuration of the grid model as written in a scenario file: sites, CEs, GPUs, links,
+//! storage endpoints.
 
 use serde::{Deserialize, Serialize};
 
@@ -108,19 +109,60 @@ fn one_u32() -> u32 {
     1
 }
 
-/// A directed network link between two sites (the PanDA network matrix's fields).
+/// A directed network link between two sites (the fields of the network matrix, e.g.
+/// `traces/panda_cgsim/site_conn_info.json`); a link from a site to itself is its LAN. The
+/// run-time model is [`super::network::Network`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Link {
     pub from: String,
     pub to: String,
+    /// Bandwidth our transfers share, in Mbps (10⁶ bit/s); must be positive.
     pub bandwidth_mbps: f64,
+    /// One-way latency in ms, added once to every transfer (rounded up to the ms).
     #[serde(default)]
     pub latency_ms: f64,
-    /// PanDA closeness, 0 (same site) to 11 (farthest).
+    /// CRIC closeness, 0 (same site) to 11 (farthest).
     #[serde(default)]
     pub closeness: u8,
-    /// Files queued on the link.
+    /// Files the rest of the grid keeps queued on the link: a constant background backlog,
+    /// counted in the link's queued files (and the destination's) for the whole run; it takes
+    /// none of the bandwidth (see [`super::network`]).
     #[serde(default)]
     pub queued_files: u64,
+    /// FTS's limit of concurrent (active) transfers on the link; more wait in a FIFO queue.
+    /// None (default): [`super::network::DEFAULT_MAX_ACTIVE`] = 60, FTS3's
+    /// `DEFAULT_MAX_ACTIVE_PER_LINK`. Must be at least 1.
+    #[serde(default)]
+    pub max_active_transfers: Option<u32>,
+}
+
+/// Whether a storage endpoint is disk or tape (Rucio RSE type).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum StorageKind {
+    #[default]
+    Disk,
+    Tape,
+}
+
+/// A storage endpoint (a Rucio RSE such as `AGLT2_DATADISK`) at a site, as in
+/// `traces/panda_cgsim/site_info.json`: sizes in TB (10¹² bytes) in the file, bytes in the
+/// model ([`super::storage::Storages`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Storage {
+    /// RSE name, unique in the scenario.
+    pub name: String,
+    /// The site it belongs to.
+    pub site: String,
+    /// Disk (default) or tape.
+    #[serde(default)]
+    pub kind: StorageKind,
+    /// Capacity in TB. None: unlimited (a tape library, or a size CRIC does not report:
+    /// `site_info.json` gives 0 for every tape RSE, which an import reads as None).
+    #[serde(default)]
+    pub total_tb: Option<f64>,
+    /// Space already used at the start, in TB (default 0).
+    #[serde(default)]
+    pub used_tb: f64,
 }

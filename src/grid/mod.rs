@@ -5,12 +5,16 @@
 //! ([`Transition`]), and the simulation applies both.
 //!
 //! Static configuration is in [`config`], the state machine in [`ce`], pilots in [`pilot`],
-//! the middleware's CE ranking in [`ranking`].
+//! the middleware's CE ranking in [`ranking`]. Data: file transfers over the links in
+//! [`network`] (the same pattern: it returns the event to schedule), storage space in
+//! [`storage`].
 
 pub mod ce;
 pub mod config;
+pub mod network;
 pub mod pilot;
 pub mod ranking;
+pub mod storage;
 
 pub use ce::{CeState, Grid, GridEvent, PilotCounts, Refusal, Transition};
 pub use pilot::{Pilot, PilotShape, PilotStatus, RunningJobs};

@@ -169,6 +169,9 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
         if l.closeness > 11 {
             c.fail(format!("{p}.closeness"), format!("must be 0..=11, got {}", l.closeness));
         }
+        if l.max_active_transfers == Some(0) {
+            c.fail(format!("{p}.max_active_transfers"), "must be at least 1 (or absent: FTS's 60)");
+        }
     }
 
     // The WMS sections: at least one.
@@ -406,6 +409,8 @@ mod tests {
         assert!(has(&problems_of(|s| s.dirac_mut().groups.iter_mut().for_each(|g| g.job_share = 0.0)), "dirac.groups"));
         assert!(has(&problems_of(|s| s.sites[1].name = s.sites[0].name.clone()), "sites[1].name"));
         assert!(has(&problems_of(|s| s.expect.thresholds = vec!["x ~ 3".into()]), "expect.thresholds[0]"));
+        assert!(has(&problems_of(|s| s.network[0].max_active_transfers = Some(0)), "network[0].max_active_transfers"));
+        assert!(problems_of(|s| s.network[0].max_active_transfers = Some(1)).is_empty());
         assert!(has(
             &problems_of(|s| s.dirac_mut().director.default_submit_pools = vec!["SAM".into()]),
             "dirac.director.default_submit_pools[0]"
