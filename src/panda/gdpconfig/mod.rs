@@ -4,8 +4,7 @@
 //!
 //! PanDA reads a setting with `taskBuffer.getConfigValue(component, key, app, vo)`; a missing row
 //! means the code's own default. Here every module that reads gdpconfig owns a settings struct
-//! whose `Default` is those code defaults ([`crate::panda::network::NetworkSettings`],
-//! [`crate::panda::gshare::DispatchSettings`], [`crate::panda::gshare::ThrottleSettings`], …),
+//! whose `Default` is those code defaults and which lists the keys it reads (`GDPCONFIG_KEYS`),
 //! and [`GdpConfig`] is the list of them: what a scenario's `panda: (gdpconfig: …)` holds.
 //!
 //! [`import`] reads a dump of the table — a JSON array of rows as the table holds them
@@ -38,44 +37,70 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::anal_broker::AnalBrokerParams;
 use super::gshare::{DispatchSettings, ThrottleSettings};
-use super::network::NetworkSettings;
-pub use keys::{KEYS, KeySpec, Section, find_keys};
+use super::harvester::MeanrssParams;
+use super::job_broker::JobBrokerParams;
+use super::task_broker::TaskBrokerageParams;
+use super::timeouts::TimeoutParams;
+pub use keys::{KeySpec, Section, app_of, find_keys, keys};
 
 /// Every gdpconfig setting pilotsim models, grouped by the module that reads it. The defaults
 /// are panda-server 1.0.4's code defaults (reference, per section).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct GdpConfig {
-    /// `jobbroker` keys of the network weight (reference §2–§3).
-    pub network: NetworkSettings,
+    /// `taskbrokerage` keys of production task brokerage (reference §1).
+    pub task_brokerage: TaskBrokerageParams,
+    /// `jobbroker` (and `core`) keys of production job brokerage, the network weight's among
+    /// them (reference §2–§3).
+    pub job_broker: JobBrokerParams,
+    /// `anal_jobbroker`, `prio_mgr`, `analy_eval` (and some `jobbroker`) keys of analysis
+    /// brokerage (reference §4).
+    pub anal_broker: AnalBrokerParams,
+    /// `watcher`, `job_timeout`, `rebroker`, `watchdog` keys of the timeout rules (reference §6).
+    pub timeouts: TimeoutParams,
     /// `jobdispatch` keys of job dispatch (reference §7).
     pub dispatch: DispatchSettings,
-    /// `jobthrottle` (and `core`) keys of JEDI's throttle (reference §7).
+    /// `prod_job_throttler` (and `core`) keys of JEDI's throttle (reference §7).
     pub throttle: ThrottleSettings,
+    /// `meanrss/IGNORE_MEANRSS` of pilot streaming (reference §8).
+    pub meanrss: MeanrssParams,
 }
 
-impl GdpConfig {
-    /// The section `s` as a JSON object (the importer edits fields through serde).
-    fn section_value(&self, s: Section) -> Value {
-        let v = match s {
-            Section::Network => serde_json::to_value(&self.network),
-            Section::Dispatch => serde_json::to_value(self.dispatch),
-            Section::Throttle => serde_json::to_value(&self.throttle),
-        };
-        v.unwrap_or(Value::Null)
-    }
+/// `section_value` and `set_section` for every section, from one list.
+macro_rules! sections {
+    ($($variant:ident => $field:ident),* $(,)?) => {
+        impl GdpConfig {
+            /// The section `s` as a JSON object (the importer edits fields through serde).
+            fn section_value(&self, s: Section) -> Value {
+                let v = match s {
+                    $(Section::$variant => serde_json::to_value(&self.$field),)*
+                };
+                v.unwrap_or(Value::Null)
+            }
 
-    /// Replaces section `s` with `v`; the error is serde's, e.g. "invalid type: …, expected u64".
-    fn set_section(&mut self, s: Section, v: Value) -> Result<(), String> {
-        let e = |e: serde_json::Error| e.to_string();
-        match s {
-            Section::Network => self.network = serde_json::from_value(v).map_err(e)?,
-            Section::Dispatch => self.dispatch = serde_json::from_value(v).map_err(e)?,
-            Section::Throttle => self.throttle = serde_json::from_value(v).map_err(e)?,
+            /// Replaces section `s` with `v`; the error is serde's, e.g. "invalid type: …,
+            /// expected u64".
+            fn set_section(&mut self, s: Section, v: Value) -> Result<(), String> {
+                let e = |e: serde_json::Error| e.to_string();
+                match s {
+                    $(Section::$variant => self.$field = serde_json::from_value(v).map_err(e)?,)*
+                }
+                Ok(())
+            }
         }
-        Ok(())
-    }
+    };
+}
+
+sections! {
+    TaskBrokerage => task_brokerage,
+    JobBroker => job_broker,
+    AnalBroker => anal_broker,
+    Timeouts => timeouts,
+    Dispatch => dispatch,
+    Throttle => throttle,
+    Meanrss => meanrss,
 }
 
 /// One row of the dump, as the table holds it (`value` may also be a JSON number or boolean, as
@@ -254,15 +279,15 @@ pub fn import(text: &str, vo: &str) -> Result<Imported, ImportError> {
 fn apply(config: &mut GdpConfig, spec: &KeySpec, suffix: Option<&str>, value: Value) -> Result<(), String> {
     let mut section = config.section_value(spec.section);
     let Some(obj) = section.as_object_mut() else { return Err("internal: section is not an object".into()) };
-    if !obj.contains_key(spec.field) {
+    if !obj.contains_key(&spec.field) {
         return Err(format!("internal: {} has no field {}", spec.section.name(), spec.field));
     }
     match suffix {
         None => {
-            obj.insert(spec.field.to_string(), value);
+            obj.insert(spec.field.clone(), value);
         }
         Some(s) => {
-            let map = obj.entry(spec.field.to_string()).or_insert_with(|| Value::Object(Default::default()));
+            let map = obj.entry(spec.field.clone()).or_insert_with(|| Value::Object(Default::default()));
             let Some(map) = map.as_object_mut() else { return Err("internal: family field is not a map".into()) };
             map.insert(s.to_string(), value);
         }
