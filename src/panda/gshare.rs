@@ -425,12 +425,19 @@ pub enum ThrottleReason {
 }
 
 /// The throttle's verdict for a gshare (`retUnThrottled` / `retMergeUnThr` + min priority).
+///
+/// `max_num_jobs` is what this call sets with `setMaxNumJobs`; `None` when it sets nothing (a
+/// share with `throttled = false` returns before). PanDA's throttler object lives for a whole
+/// JobGenerator cycle and `refresh()` runs only in its constructor, so in PanDA a call that
+/// sets nothing leaves the previous call's `maxNumJobs` (and `minPriority`) in place; a
+/// caller that wants that quirk carries the previous values over.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ThrottleVerdict {
     /// Generate, at most `max_num_jobs`; `not_enough_queued` raises it (`notEnoughJobsQueued`).
-    Pass { max_num_jobs: i64, not_enough_queued: bool },
-    /// Generate only jobs of the waiting high-priority tasks (`setMinPriority`).
-    PriorityFloor(ThrottleReason),
+    Pass { max_num_jobs: Option<i64>, not_enough_queued: bool },
+    /// Generate only jobs of the waiting high-priority tasks (`setMinPriority`), at most
+    /// `max_num_jobs` (set before the checks).
+    PriorityFloor { reason: ThrottleReason, max_num_jobs: i64 },
     /// No generation this cycle.
     Skip(ThrottleReason),
 }
@@ -504,7 +511,8 @@ pub fn throttle(
         queue_limit_level: queue_limit.map(|q| q.1),
     };
     if !throttled {
-        return decision(ThrottleVerdict::Pass { max_num_jobs, not_enough_queued: false });
+        // `PASS unthrottled since GS_throttled is False` returns before `setMaxNumJobs`.
+        return decision(ThrottleVerdict::Pass { max_num_jobs: None, not_enough_queued: false });
     }
     let queued_over = queued_ql > n_queue_limit as i128;
     let walltime_enough = non_rt || input.total_walltime.is_none_or(|w| w > MIN_TOTAL_WALLTIME);
@@ -530,12 +538,12 @@ pub fn throttle(
         None
     };
     match reason {
-        Some(r) if input.high_prio_queued => decision(ThrottleVerdict::PriorityFloor(r)),
+        Some(reason) if input.high_prio_queued => decision(ThrottleVerdict::PriorityFloor { reason, max_num_jobs }),
         Some(r) => decision(ThrottleVerdict::Skip(r)),
         None => {
             let not_enough = (queued_ql as f64) < n_queue_limit as f64 * 0.9 || queued(base) < base.n_running;
             let max_num_jobs = if not_enough { max_num_jobs.max(n_queue_limit / 20) } else { max_num_jobs };
-            decision(ThrottleVerdict::Pass { max_num_jobs, not_enough_queued: not_enough })
+            decision(ThrottleVerdict::Pass { max_num_jobs: Some(max_num_jobs), not_enough_queued: not_enough })
         }
     }
 }

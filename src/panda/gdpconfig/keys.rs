@@ -83,6 +83,18 @@ pub fn app_of(component: &str) -> &'static str {
     }
 }
 
+/// Whether PanDA passes a VO when it reads the key: `getConfigValue` filters by
+/// `vo=:vo or vo IS NULL` only when a VO is given (base_module L257), so a key read without one
+/// (the server daemons' and `prio_mgr`'s, and `NQUEUED_NUC_CAP` in `getBackloggedNuclei`)
+/// sees the rows of every VO.
+pub fn reads_vo(component: &str, key: &str) -> bool {
+    match component {
+        "jobdispatch" | "job_timeout" | "rebroker" | "meanrss" | "prio_mgr" => false,
+        "taskbrokerage" => key != "NQUEUED_NUC_CAP",
+        _ => true,
+    }
+}
+
 /// Family fields whose name is not the prefix in snake case (the plain key of the same stem
 /// holds that name).
 const FAMILY_FIELDS: &[(Section, &str, &str)] = &[

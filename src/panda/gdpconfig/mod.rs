@@ -13,8 +13,9 @@
 //! [`keys`]). What PanDA does with a row is followed exactly where it decides the outcome:
 //!
 //! * lookup is by `(app, component, key)`; a row with `vo` null applies to every VO, a row of
-//!   another VO is not read (`AND (vo=:vo or vo IS NULL)`, `DBProxy.getConfigValue`); when both
-//!   a VO-specific and a VO-independent row exist the VO-specific one is used (PanDA's
+//!   another VO is not read (`AND (vo=:vo or vo IS NULL)`, `DBProxy.getConfigValue`) — unless
+//!   PanDA reads the key without a VO ([`keys::reads_vo`]), when no VO filter applies; when
+//!   several rows qualify the one of the VO wins, then the VO-independent one (PanDA's
 //!   `fetchone` leaves it to the database; a warning says so);
 //! * with a `type` column the value converts as `getConfigValue` does: `str`/`string`, `int`/
 //!   `integer`, `float`, `bool`/`boolean` (true iff the text is `true` in any case), `json`
@@ -183,21 +184,25 @@ pub fn import(text: &str, vo: &str) -> Result<Imported, ImportError> {
     }
 
     let mut warnings = Vec::new();
-    // (app, component, key) → row index chosen, VO-specific rows first.
+    // (app, component, key) → the row PanDA would read: of `vo` first, then VO-independent, then
+    // (for a key read without a VO) any other VO; the first such row in the dump.
+    let rank = |r: &Row| match r.vo.as_deref() {
+        Some(v) if v == vo => 0,
+        None | Some("") => 1,
+        Some(_) => 2,
+    };
     let mut chosen: BTreeMap<(String, String, String), usize> = BTreeMap::new();
     for (i, row) in rows.iter().enumerate() {
         let app = row.app.as_deref().unwrap_or("pandaserver");
-        match row.vo.as_deref() {
-            Some(v) if !v.is_empty() && v != vo => {
-                warnings.push(format!(
-                    "row {}: {}/{} is for VO {v:?}, not {vo:?}: not read",
-                    i + 1,
-                    row.component,
-                    row.key
-                ));
-                continue;
-            }
-            _ => {}
+        if rank(row) == 2 && keys::reads_vo(&row.component, &row.key) {
+            let other = row.vo.as_deref().unwrap_or_default();
+            warnings.push(format!(
+                "row {}: {}/{} is for VO {other:?}, not {vo:?}: not read",
+                i + 1,
+                row.component,
+                row.key
+            ));
+            continue;
         }
         let id = (app.to_string(), row.component.clone(), row.key.clone());
         match chosen.get(&id).copied() {
@@ -205,8 +210,7 @@ pub fn import(text: &str, vo: &str) -> Result<Imported, ImportError> {
                 chosen.insert(id, i);
             }
             Some(j) => {
-                let specific = |r: &Row| r.vo.as_deref().is_some_and(|v| !v.is_empty());
-                let (keep, drop) = if specific(row) && !specific(&rows[j]) { (i, j) } else { (j, i) };
+                let (keep, drop) = if rank(row) < rank(&rows[j]) { (i, j) } else { (j, i) };
                 chosen.insert(id, keep);
                 warnings.push(format!(
                     "row {}: {}/{} (app {app}) is also in row {}: row {} is used",

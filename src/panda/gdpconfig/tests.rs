@@ -247,3 +247,24 @@ fn apps_are_the_ones_panda_reads_with() {
     assert_eq!(imp.config.task_brokerage.disk_threshold, 100.0);
     assert_eq!(imp.warnings.len(), 1);
 }
+
+#[test]
+fn keys_read_without_a_vo_see_every_vo() {
+    // `getConfigValue("jobdispatch", "SLOPPY_DISPATCH_RATIO")` passes no VO: a cms row is read;
+    // `jobbroker` keys are read with the task's VO: a cms row is not.
+    let json = r#"[
+      {"app": "pandaserver", "component": "jobdispatch", "key": "SLOPPY_DISPATCH_RATIO", "value": "25", "vo": "cms"},
+      {"app": "jedi", "component": "jobbroker", "key": "NQUEUED_SAT_CAP", "value": "99", "vo": "cms"}
+    ]"#;
+    let imp = rows(json);
+    assert_eq!(imp.config.dispatch.sloppy_dispatch_ratio, 25);
+    assert_eq!(imp.config.job_broker.nqueued_sat_cap, 150);
+    assert_eq!(imp.warnings.len(), 1, "{:?}", imp.warnings);
+    // several qualifying rows: the VO's own wins over another VO's
+    let json = r#"[
+      {"app": "pandaserver", "component": "jobdispatch", "key": "SLOPPY_DISPATCH_RATIO", "value": "25", "vo": "cms"},
+      {"app": "pandaserver", "component": "jobdispatch", "key": "SLOPPY_DISPATCH_RATIO", "value": "15", "vo": "atlas"}
+    ]"#;
+    assert_eq!(rows(json).config.dispatch.sloppy_dispatch_ratio, 15);
+    assert!(keys::reads_vo("taskbrokerage", "DISK_THRESHOLD") && !keys::reads_vo("taskbrokerage", "NQUEUED_NUC_CAP"));
+}

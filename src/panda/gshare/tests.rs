@@ -152,10 +152,10 @@ fn throttle_bunch_and_limit() {
     assert_eq!((d.n_jobs_in_bunch, d.n_queue_limit), (600, 2400));
     // 1000 queued < 0.9·2400 → not enough: max(600/2, 2400/20) = 300.
     let d = throttle(&s, &k("MC"), true, &input(1000, 1000, 0));
-    assert_eq!(d.verdict, ThrottleVerdict::Pass { max_num_jobs: 300, not_enough_queued: true });
+    assert_eq!(d.verdict, ThrottleVerdict::Pass { max_num_jobs: Some(300), not_enough_queued: true });
     // 2000 − 1500 = 500, limit 2000; 1900 queued ≥ 0.9·2000 and ≥ nRun, ratio 1.9 ≤ 2 → plain pass.
     let d = throttle(&s, &k("MC"), true, &input(1000, 1500, 400));
-    assert_eq!(d.verdict, ThrottleVerdict::Pass { max_num_jobs: 250, not_enough_queued: false });
+    assert_eq!(d.verdict, ThrottleVerdict::Pass { max_num_jobs: Some(250), not_enough_queued: false });
     // 2100 queued > 2000 and ratio 2.1 > 2 → skip.
     let d = throttle(&s, &k("MC"), true, &input(1000, 1900, 200));
     assert_eq!(d.verdict, ThrottleVerdict::Skip(ThrottleReason::QueueRatio));
@@ -175,7 +175,10 @@ fn throttle_limits() {
         ThrottleVerdict::Skip(ThrottleReason::QueueRatio)
     );
     let hp = ThrottleInput { high_prio_queued: true, ..input(100, 2001, 100) };
-    assert_eq!(throttle(&s, &k("MC"), true, &hp).verdict, ThrottleVerdict::PriorityFloor(ThrottleReason::QueueRatio));
+    assert_eq!(
+        throttle(&s, &k("MC"), true, &hp).verdict,
+        ThrottleVerdict::PriorityFloor { reason: ThrottleReason::QueueRatio, max_num_jobs: 250 }
+    );
     // nRun 2000 → bunch 600, limit 2400; ratio 1.2 ≤ 2 but 2401 defined > 2400.
     assert_eq!(
         throttle(&s, &k("MC"), true, &input(2000, 0, 2401)).verdict,
@@ -183,7 +186,11 @@ fn throttle_limits() {
     );
     let w = ThrottleInput { n_waiting: 1201, ..input(10, 0, 0) };
     assert_eq!(throttle(&s, &k("MC"), true, &w).verdict, ThrottleVerdict::Skip(ThrottleReason::TooManyWaiting));
-    assert!(matches!(throttle(&s, &k("MC"), false, &input(0, 99_999, 0)).verdict, ThrottleVerdict::Pass { .. }));
+    // an unthrottled share passes without a cap (`retUnThrottled` before `setMaxNumJobs`)
+    assert_eq!(
+        throttle(&s, &k("MC"), false, &input(0, 99_999, 0)).verdict,
+        ThrottleVerdict::Pass { max_num_jobs: None, not_enough_queued: false }
+    );
     let mut caps = ThrottleSettings::default();
     caps.nrunningcap.insert("MC".into(), 50);
     caps.nqueuecap.insert("UA".into(), 10);
@@ -264,7 +271,7 @@ fn prestage_and_event_service_work_queues() {
     let key = ThrottleKey { work_queue: "Reprocessing default", resource_type: "SCORE" };
     let d = throttle(&s, &key, true, &input(100, 1000, 0));
     assert_eq!(d.n_jobs_in_bunch, 600);
-    assert!(matches!(d.verdict, ThrottleVerdict::Pass { max_num_jobs: 300, .. }), "{d:?}");
+    assert!(matches!(d.verdict, ThrottleVerdict::Pass { max_num_jobs: Some(300), .. }), "{d:?}");
     // eventservice works at gshare level and ignores the walltime condition: nothing running
     // in the share, 2001 queued > NQUEUELIMIT_eventservice 2000 → skip even with little
     // walltime queued. (Without a configured limit the queued count is the resource type's, as
