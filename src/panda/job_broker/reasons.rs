@@ -261,6 +261,13 @@ pub enum SkipReason {
     LowWeight {
         weight: f64,
     },
+    /// Not PanDA's: the weight is not a finite number (e.g. `nFilesToMove = -100`, where PanDA's
+    /// `/ (nFilesToMove / 100 + 1)` raises ZeroDivisionError and the brokerage fails); the PQ is
+    /// skipped as a temporary problem instead of being given weight 0, the bootstrap weight.
+    WeightNotComputable {
+        weight: f64,
+        n_files_to_move: i64,
+    },
 }
 
 impl fmt::Display for SkipReason {
@@ -485,6 +492,11 @@ impl fmt::Display for SkipReason {
                 write!(f, "due to low total nRunningAll={n_running_all} for negative T1 weight criteria=-t1_weight")
             }
             LowWeight { weight } => write!(f, "due to low weight, weight={} criteria=-low_weight", p(*weight)),
+            WeightNotComputable { weight, n_files_to_move } => write!(
+                f,
+                "since its weight could not be computed (weight={} nFilesToMove={n_files_to_move}; PanDA would raise here) criteria=-weight",
+                p(*weight)
+            ),
         }
     }
 }

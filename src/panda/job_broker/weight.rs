@@ -132,7 +132,9 @@ pub struct WeightTerms {
     pub network_factor: f64,
     /// Architecture-level preference (1 if none).
     pub preference: f64,
-    /// The product.
+    /// The product; not finite where PanDA raises (`nFilesToMove = -100` divides by zero): the
+    /// broker skips such a PQ ([`SkipReason::WeightNotComputable`]) rather than reading it as 0,
+    /// the bootstrap weight.
     pub weight: f64,
 }
 
@@ -169,7 +171,9 @@ pub fn weight_terms(c: &Ctx, q: &BrokerQueue) -> WeightTerms {
         (Some(_), None) if c.net.nw_active => 0.0,
         _ => 1.0,
     };
-    let preference = q.arch_preference_weight.filter(|p| p.is_finite() && *p >= 0.0).unwrap_or(1.0);
+    // PanDA's preference weight is `1 + pct/100` with pct ≥ 0: anything below 1 (or not a
+    // number) reads as 1, so a preference never zeroes or flips a weight.
+    let preference = q.arch_preference_weight.filter(|p| p.is_finite() && *p >= 1.0).unwrap_or(1.0);
     let weight = base * data_factor * t1_factor * network_factor * preference;
     WeightTerms {
         n_running_real: cnt.running,
@@ -190,7 +194,7 @@ pub fn weight_terms(c: &Ctx, q: &BrokerQueue) -> WeightTerms {
         network,
         network_factor,
         preference,
-        weight: if weight.is_finite() { weight } else { 0.0 },
+        weight,
     }
 }
 
