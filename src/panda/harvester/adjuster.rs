@@ -254,7 +254,10 @@ pub fn define_num_workers(
         let per_cycle = cfg.as_ref().map_or(0, HarvesterQueueConfig::per_cycle);
         let mut max_agg = (limits.n_queue_limit_worker.saturating_sub(nq_total))
             .max(0)
-            .min((limits.max_workers.saturating_sub(nq_total).saturating_sub(nr_total).saturating_sub(nrun_total)).max(0))
+            .min(
+                (limits.max_workers.saturating_sub(nq_total).saturating_sub(nr_total).saturating_sub(nrun_total))
+                    .max(0),
+            )
             .min(per_cycle);
         if let Some(u) = settings.universal_cap() {
             max_agg = max_agg.min(u);
