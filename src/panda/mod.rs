@@ -10,5 +10,6 @@ pub mod gshare;
 pub mod harvester;
 pub mod job_broker;
 pub mod network;
+pub mod pyfmt;
 pub mod task_broker;
 pub mod timeouts;
