@@ -5,6 +5,7 @@
 
 pub mod anal_broker;
 pub mod arch;
+pub mod common;
 pub mod gdpconfig;
 pub mod gshare;
 pub mod harvester;

@@ -16,26 +16,13 @@ use super::filters::Ctx;
 use super::inputs::BrokerQueue;
 use super::params::JobBrokerVariant;
 use super::reasons::SkipReason;
+use crate::panda::common::{self, RunningInputs};
 use crate::panda::network::{self, NetworkWeight};
 
 const MB: f64 = 1024.0 * 1024.0;
-/// `nWorkersCutoff`: Harvester workers count as running up to 20.
-pub const N_WORKERS_CUTOFF: u64 = 20;
+pub use crate::panda::common::{N_WORKERS_CUTOFF, RunningSource};
 /// `cutOffFactor` / `RT_Cap`: queued may reach twice the running.
 pub const CAP_FACTOR: u64 = 2;
-
-/// Which rule set the running count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunningSource {
-    /// The real number of running jobs (Rreal).
-    Real,
-    /// `min(nBatchJob, 20)` Harvester workers (bootstrap of a UPS queue).
-    Workers,
-    /// `numSlots > 0` (proactive assignment).
-    NumSlots,
-    /// `numSlots == 0`: starting jobs counted.
-    Starting,
-}
 
 /// The running count used by the weight and the caps (seed "the largest one as the number of
 /// running jobs"; code L1790-1830). Both variants bootstrap from workers only when the PQ has
@@ -44,42 +31,15 @@ pub enum RunningSource {
 /// `numSlots`: seed — `max(R, nStarting)` for 0 and `max(R, numSlots)` for > 0; code —
 /// `R + nStarting` and `max(int(numSlots / coreCount), R)`.
 pub fn running_count(variant: JobBrokerVariant, q: &BrokerQueue, priority: i64, max_prio: i64) -> (u64, RunningSource) {
-    let mut n = q.counts.running;
-    let mut src = RunningSource::Real;
-    let workers = q.n_workers.min(N_WORKERS_CUTOFF);
-    if q.n_pilot > 0 && n < N_WORKERS_CUTOFF && workers > n && q.ups_queue && priority <= max_prio {
-        n = workers;
-        src = RunningSource::Workers;
-    }
-    match q.num_slots {
-        None => {}
-        Some(_) if priority > max_prio => {}
-        Some(0) => {
-            let s = q.counts.starting;
-            match variant {
-                JobBrokerVariant::PandaServer => {
-                    n += s;
-                    src = RunningSource::Starting;
-                }
-                JobBrokerVariant::Seed if s > n => {
-                    n = s;
-                    src = RunningSource::Starting;
-                }
-                JobBrokerVariant::Seed => {}
-            }
-        }
-        Some(slots) => {
-            let v = match variant {
-                JobBrokerVariant::PandaServer => slots / u64::from(q.cores().unwrap_or(1)),
-                JobBrokerVariant::Seed => slots,
-            };
-            if v > n {
-                n = v;
-                src = RunningSource::NumSlots;
-            }
-        }
-    }
-    (n, src)
+    let inputs = RunningInputs {
+        running: q.counts.running,
+        workers: q.n_workers,
+        n_pilot: q.n_pilot,
+        starting: q.counts.starting,
+        num_slots: q.num_slots.filter(|_| priority <= max_prio),
+        cores: q.cores(),
+    };
+    common::running_count(&inputs, q.ups_queue && priority <= max_prio, variant == JobBrokerVariant::Seed)
 }
 
 /// `manyAssigned`: code `clamp((a+1)/(b+1), 1, 2)` (L1832-1834); seed `max(1, min(2, a/b))`
