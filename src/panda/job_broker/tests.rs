@@ -49,7 +49,13 @@ fn defaults_are_the_gdpconfig_ones() {
     assert!(serde_json::from_str::<JobBrokerParams>(r#"{"nw_activ": true}"#).is_err());
     assert!(GDPCONFIG_KEYS.contains(&("core", "WORK_SHORTAGE")));
     assert!(GDPCONFIG_KEYS.contains(&("jobbroker", "NQUEUELIMITSITE_")));
-    assert_eq!(GDPCONFIG_KEYS.len(), 15);
+    // Every key names a field of the params (snake_case, families without their `_`).
+    let json = serde_json::to_value(JobBrokerParams::default()).unwrap();
+    for (_, key) in GDPCONFIG_KEYS {
+        let field = key.trim_end_matches('_').to_lowercase();
+        assert!(json.as_object().unwrap().contains_key(&field), "{key} → {field}");
+        assert_eq!(json[&field].is_object(), key.ends_with('_'), "{key}: a family is a map");
+    }
 }
 
 #[test]
