@@ -48,15 +48,14 @@ pub fn running_count(c: &RunningInputs, may_bootstrap: bool, seed_slots: bool) -
     }
     match c.num_slots {
         None => {}
-        Some(0) if seed_slots => {
-            if c.starting > n {
+        Some(0) => {
+            if !seed_slots {
+                n = n.saturating_add(c.starting);
+                src = RunningSource::Starting;
+            } else if c.starting > n {
                 n = c.starting;
                 src = RunningSource::Starting;
             }
-        }
-        Some(0) => {
-            n = n.saturating_add(c.starting);
-            src = RunningSource::Starting;
         }
         Some(slots) => {
             let v = if seed_slots { slots } else { slots / u64::from(c.cores.filter(|&c| c > 0).unwrap_or(1)) };
