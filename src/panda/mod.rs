@@ -5,10 +5,12 @@
 
 pub mod anal_broker;
 pub mod arch;
+pub mod common;
 pub mod gdpconfig;
 pub mod gshare;
 pub mod harvester;
 pub mod job_broker;
 pub mod network;
+pub mod pyfmt;
 pub mod task_broker;
 pub mod timeouts;

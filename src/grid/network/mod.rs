@@ -472,7 +472,7 @@ impl Network {
         let mut to_site = vec![0u64; self.queued_to.len()];
         for (i, l) in self.links.iter().enumerate() {
             if let Some(q) = to_site.get_mut(l.spec.to as usize) {
-                *q += l.spec.background_files;
+                *q = q.saturating_add(l.spec.background_files);
             }
             if l.sending > l.spec.max_active {
                 bad.push(format!("link {i}: {} sending, above max_active {}", l.sending, l.spec.max_active));
@@ -493,7 +493,7 @@ impl Network {
                 _ => continue,
             }
             if let Some(q) = self.links.get(t.link as usize).and_then(|l| to_site.get_mut(l.spec.to as usize)) {
-                *q += 1;
+                *q = q.saturating_add(1);
             }
         }
         for (i, (l, c)) in self.links.iter().zip(&per_link).enumerate() {

@@ -172,6 +172,18 @@ fn waiting_and_active_files_are_queued_on_the_link_and_towards_the_destination()
     assert_eq!(w.net.check_invariants(), Vec::<String>::new());
 }
 
+/// Two links into one site with 2⁶³ background files each: the total towards the site
+/// saturates, in `new` and in `check_invariants` alike, instead of overflowing.
+#[test]
+fn huge_background_queues_saturate_towards_a_site() {
+    let (mut ab, mut cb) = (link("A", "B", 10.0, 0.0, None), link("C", "B", 10.0, 0.0, None));
+    ab.queued_files = 1 << 63;
+    cb.queued_files = 1 << 63;
+    let net = Network::new(&["A", "B", "C"], &[ab, cb]).unwrap();
+    assert_eq!(net.queued_to(1), u64::MAX);
+    assert_eq!(net.check_invariants(), Vec::<String>::new());
+}
+
 #[test]
 fn a_stale_event_is_ignored_and_an_unchanged_one_is_not_reissued() {
     let mut net = Network::new(&["A", "B"], &[link("A", "B", 100.0, 0.0, None)]).unwrap();

@@ -366,22 +366,12 @@ pub fn storage(ctx: &Ctx<'_>, q: usize) -> Option<SkipReason> {
 /// cpuEfficiency/100`, truncated, with HS06; `t·cores` without (L1262-1278).
 pub fn site_time(ctx: &Ctx<'_>, x: &AnalQueue, limit: f64) -> f64 {
     let t = ctx.input.task;
-    let mut s = limit;
-    if t.use_hs06 {
-        s -= t.base_walltime;
-    }
-    if s != 0.0 {
-        if let Some(c) = x.core_count.filter(|&c| c > 0) {
-            s *= c as f64;
-        }
-    }
-    if t.use_hs06 {
-        if s != 0.0 {
-            s *= x.corepower;
-        }
-        s = (s * t.cpu_efficiency / 100.0).trunc();
-    }
-    s
+    crate::panda::common::site_time(
+        limit,
+        x.core_count,
+        x.corepower,
+        t.use_hs06.then_some((t.base_walltime, t.cpu_efficiency)),
+    )
 }
 
 /// Walltime (L1239-1307): the job need within the PQ's scaled `[mintime, maxtime]`; only when

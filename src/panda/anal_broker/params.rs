@@ -201,9 +201,7 @@ impl AnalBrokerParams {
     /// `MIN_WEIGHT_<label>_<gshare>`, else `MIN_WEIGHT_<label>`, else 0 (L285-291). A
     /// non-finite value reads as 0 (off).
     pub fn min_weight(&self, prod_source_label: &str, gshare: &str) -> f64 {
-        let specific = self.min_weight.get(&format!("{prod_source_label}_{gshare}"));
-        let w = specific.or_else(|| self.min_weight.get(prod_source_label)).copied().unwrap_or(0.0);
-        if w.is_finite() { w } else { 0.0 }
+        crate::panda::common::min_weight(&self.min_weight, prod_source_label, gshare).1
     }
 
     /// The parameters as the functions read them: negative or non-finite numbers take their

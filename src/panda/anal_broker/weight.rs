@@ -26,9 +26,10 @@ use super::input::{AnalQueue, QueueStats};
 use super::params::AnalBrokerParams;
 use super::stabilizer::queue_limits;
 use super::throttle::{EXPRESS_ANALYSIS, TaskClass, USER_ANALYSIS};
+use crate::panda::common::{RunningInputs, running_count};
 
 /// `nWorkersCutoff` (L1859): workers count for bootstrapping up to this many.
-pub const N_WORKERS_CUTOFF: u64 = 20;
+pub use crate::panda::common::N_WORKERS_CUTOFF;
 /// `weight_epsilon_init`, `_hi_mid`, `_hi_lo`, `_mid_lo` (L2003-2006).
 pub const EPS_INIT: f64 = 0.001;
 pub const EPS_HI_MID: f64 = 0.05;
@@ -43,16 +44,15 @@ pub const DISK_NORM: f64 = 10.0;
 /// `nRunning` as the weight uses it: bootstrapped by Harvester workers, then `numSlots`.
 /// A PQ without cores in CRIC reads as 1 core (PanDA would raise on `numSlots / None`).
 pub fn effective_running(q: &AnalQueue, s: &QueueStats) -> u64 {
-    let mut n = s.n_running;
-    let workers = s.n_workers.map_or(0, |w| w.min(N_WORKERS_CUTOFF));
-    if s.n_pilot > 0 && n < N_WORKERS_CUTOFF && workers > n {
-        n = workers;
-    }
-    match q.num_standby {
-        None => n,
-        Some(0) => n.saturating_add(s.n_starting),
-        Some(slots) => (slots / u64::from(q.core_count.filter(|&c| c > 0).unwrap_or(1))).max(n),
-    }
+    let inputs = RunningInputs {
+        running: s.n_running,
+        workers: s.n_workers.unwrap_or(0),
+        n_pilot: s.n_pilot,
+        starting: s.n_starting,
+        num_slots: q.num_standby,
+        cores: q.core_count,
+    };
+    running_count(&inputs, true, false).0
 }
 
 /// The original basic weight `(nRunning + 1) / (nActivated + nAssigned + nDefined + nStarting + 1)`.

@@ -1,5 +1,6 @@
 //! `JediTaskSpec`'s architecture getters and `reformat_architecture` (JediTaskSpec.py
-//! L1267-1455), over values that keep Python's dict order so that the refined text is what
+//! L1267-1455), over values that keep Python's dict order (parsed in document order, not
+//! through `serde_json::Value`, whose objects sort their keys) so that the refined text is what
 //! `json.dumps` writes (the GPU getter falls back to the string parser on that text when the
 //! JSON has no `gpu_spec`). The grammar is in the [`super::task`] module doc.
 
@@ -17,16 +18,66 @@ pub(super) enum Py {
     Other(Value),
 }
 
-impl Py {
-    pub(super) fn from_json(v: &Value) -> Py {
-        match v {
-            Value::String(s) => Py::Str(s.clone()),
-            Value::Array(a) => Py::List(a.iter().map(Py::from_json).collect()),
-            Value::Object(m) => Py::Dict(m.iter().map(|(k, v)| (k.clone(), Py::from_json(v))).collect()),
-            other => Py::Other(other.clone()),
+/// Parsed in document order (`serde_json::Value` sorts object keys); a repeated key keeps its
+/// first position and its last value, as Python's `json.loads` dict.
+impl<'de> serde::Deserialize<'de> for Py {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Py, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Py;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_bool<E>(self, b: bool) -> Result<Py, E> {
+                Ok(Py::Other(Value::Bool(b)))
+            }
+            fn visit_i64<E>(self, n: i64) -> Result<Py, E> {
+                Ok(Py::Other(Value::from(n)))
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<Py, E> {
+                Ok(Py::Other(Value::from(n)))
+            }
+            fn visit_f64<E>(self, x: f64) -> Result<Py, E> {
+                Ok(Py::Other(Value::from(x)))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Py, E> {
+                Ok(Py::str(s))
+            }
+            fn visit_string<E>(self, s: String) -> Result<Py, E> {
+                Ok(Py::Str(s))
+            }
+            fn visit_unit<E>(self) -> Result<Py, E> {
+                Ok(Py::Other(Value::Null))
+            }
+            fn visit_none<E>(self) -> Result<Py, E> {
+                Ok(Py::Other(Value::Null))
+            }
+            fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Py, D::Error> {
+                serde::Deserialize::deserialize(d)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Py, A::Error> {
+                let mut l = Vec::new();
+                while let Some(v) = a.next_element()? {
+                    l.push(v);
+                }
+                Ok(Py::List(l))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Py, A::Error> {
+                let mut d: Vec<(String, Py)> = Vec::new();
+                while let Some((k, v)) = a.next_entry::<String, Py>()? {
+                    match d.iter_mut().find(|(key, _)| *key == k) {
+                        Some(slot) => slot.1 = v,
+                        None => d.push((k, v)),
+                    }
+                }
+                Ok(Py::Dict(d))
+            }
         }
+        d.deserialize_any(V)
     }
+}
 
+impl Py {
     fn str(s: &str) -> Py {
         Py::Str(s.to_string())
     }
@@ -87,6 +138,8 @@ fn dump_str(s: &str, out: &mut String) {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
             c if (c as u32) < 0x20 || (c as u32) > 0x7e => {
                 let mut buf = [0u16; 2];
                 for u in c.encode_utf16(&mut buf) {

@@ -121,11 +121,8 @@ impl TaskArch {
     pub fn parse_with(text: &str, variant: ArchVariant) -> Result<TaskArch, ArchError> {
         stray_quote(text)?;
         let mut warnings = Vec::new();
-        let json = match serde_json::from_str::<Value>(text) {
-            Ok(v @ Value::Object(_)) => match Py::from_json(&v) {
-                Py::Dict(d) => Some(d),
-                _ => None,
-            },
+        let json = match serde_json::from_str::<Py>(text) {
+            Ok(Py::Dict(d)) => Some(d),
             _ => None,
         };
         let form = if json.is_some() { ArchForm::Json } else { ArchForm::String };

@@ -249,11 +249,15 @@ pub fn define_num_workers(
         });
     }
     let ucore = if state.ucore {
-        let total: i64 = work.iter().zip(&values).filter(|(w, _)| w.rt != ANY).map(|(_, v)| *v).sum();
+        let total: i64 =
+            work.iter().zip(&values).filter(|(w, _)| w.rt != ANY).fold(0i64, |t, (_, v)| t.saturating_add(*v));
         let per_cycle = cfg.as_ref().map_or(0, HarvesterQueueConfig::per_cycle);
-        let mut max_agg = (limits.n_queue_limit_worker - nq_total)
+        let mut max_agg = (limits.n_queue_limit_worker.saturating_sub(nq_total))
             .max(0)
-            .min((limits.max_workers - nq_total - nr_total - nrun_total).max(0))
+            .min(
+                (limits.max_workers.saturating_sub(nq_total).saturating_sub(nr_total).saturating_sub(nrun_total))
+                    .max(0),
+            )
             .min(per_cycle);
         if let Some(u) = settings.universal_cap() {
             max_agg = max_agg.min(u);

@@ -172,7 +172,7 @@ pub fn average_memory_workers(types: &[ResourceSpec], pq: &UpsQueueConfig, stats
         let Some(rt) = find(types, &s.resource_type) else { continue };
         let cores = rt.maxcore.map_or(cc, |m| m as f64);
         let per_core = rt.maxrampercore.unwrap_or(site_per_core);
-        let all = (s.running + s.submitted + s.to_submit) as f64;
+        let all = s.running.saturating_add(s.submitted).saturating_add(s.to_submit) as f64;
         let run = s.running as f64;
         mem_all += all * cores * per_core;
         cores_all += all * cores;

@@ -395,22 +395,12 @@ pub fn job_walltime(t: &BrokerTask) -> Option<f64> {
 /// cpuEfficiency/100`, truncated (HS06 tasks); `limit × coreCount` otherwise.
 pub fn site_time(t: &BrokerTask, q: &BrokerQueue, limit: u64) -> f64 {
     let w = &t.walltime;
-    let mut s = limit as f64;
-    if w.use_hs06 {
-        s -= w.base_walltime;
-    }
-    if s != 0.0 {
-        if let Some(cc) = q.cores() {
-            s *= cc as f64;
-        }
-    }
-    if w.use_hs06 {
-        if s != 0.0 {
-            s *= q.corepower;
-        }
-        s = (s * w.cpu_efficiency / 100.0).trunc();
-    }
-    s
+    crate::panda::common::site_time(
+        limit as f64,
+        q.cores(),
+        q.corepower,
+        w.use_hs06.then_some((w.base_walltime, w.cpu_efficiency)),
+    )
 }
 
 /// Walltime (L1033-1208): the job must fit under `maxtime` and not be shorter than `mintime`;

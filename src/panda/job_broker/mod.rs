@@ -168,6 +168,11 @@ pub fn broker(task: &BrokerTask, queues: &[BrokerQueue], params: &JobBrokerParam
     for i in ok {
         let Some(q) = queues.get(i) else { continue };
         let terms = weight::weight_terms(&c, q);
+        if !terms.weight.is_finite() {
+            let r = SkipReason::WeightNotComputable { weight: terms.weight, n_files_to_move: terms.n_files_to_move };
+            skipped.push(skip(queues, i, Stage::Final, r, true));
+            continue;
+        }
         let (n_queued_jobs, n_running_jobs_cap) = weight::queue_and_cap(&c, q, &terms, cutoff);
         let mut cand =
             Candidate { queue: i, weight: terms.weight, terms, n_queued_jobs, n_running_jobs_cap, bootstrap: false };

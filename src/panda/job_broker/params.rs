@@ -161,16 +161,9 @@ impl JobBrokerParams {
     /// `MIN_WEIGHT_<label>_<gshare>`, else `MIN_WEIGHT_<label>`, else 0 (L171-177). A set but
     /// non-finite value reads as 0 (off).
     pub fn min_weight(&self, prod_source_label: &str, gshare: Option<&str>) -> MinWeight {
-        let specific = format!("{}_{}", prod_source_label, gshare.unwrap_or("None"));
-        let (key, value) = match self.min_weight.get(&specific) {
-            Some(&v) => (specific, v),
-            None => {
-                let generic = prod_source_label.to_string();
-                let v = self.min_weight.get(&generic).copied().unwrap_or(0.0);
-                (generic, v)
-            }
-        };
-        MinWeight { param: format!("MIN_WEIGHT_{key}"), value: if value.is_finite() { value } else { 0.0 } }
+        let (key, value) =
+            crate::panda::common::min_weight(&self.min_weight, prod_source_label, gshare.unwrap_or("None"));
+        MinWeight { param: format!("MIN_WEIGHT_{key}"), value }
     }
 
     /// `MAX_DISKIO_DEFAULT` as read (`if not value: 10**10`); negative or NaN also default.

@@ -9,23 +9,7 @@ use std::fmt;
 
 use super::inputs::{Downtime, IpConnectivity, QueueStatus};
 
-/// Python's `repr(float)`: `1.0`, `0.25`, `1e-07`, `1.5e+16`, `nan`, `inf`.
-pub fn py_float(x: f64) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    let a = x.abs();
-    if a != 0.0 && !(1e-4..1e16).contains(&a) {
-        let s = format!("{x:e}");
-        let (mant, exp) = s.split_once('e').unwrap_or((s.as_str(), "0"));
-        let (sign, digits) = exp.strip_prefix('-').map_or(("+", exp), |d| ("-", d));
-        return format!("{mant}e{sign}{digits:0>2}");
-    }
-    if x.fract() == 0.0 { format!("{x:.1}") } else { format!("{x}") }
-}
+pub use crate::panda::pyfmt::py_float;
 
 fn opt<T: fmt::Display>(v: &Option<T>) -> String {
     v.as_ref().map_or_else(|| "None".to_string(), |v| v.to_string())
@@ -261,6 +245,13 @@ pub enum SkipReason {
     LowWeight {
         weight: f64,
     },
+    /// Not PanDA's: the weight is not a finite number (e.g. `nFilesToMove = -100`, where PanDA's
+    /// `/ (nFilesToMove / 100 + 1)` raises ZeroDivisionError and the brokerage fails); the PQ is
+    /// skipped as a temporary problem instead of being given weight 0, the bootstrap weight.
+    WeightNotComputable {
+        weight: f64,
+        n_files_to_move: i64,
+    },
 }
 
 impl fmt::Display for SkipReason {
@@ -485,6 +476,11 @@ impl fmt::Display for SkipReason {
                 write!(f, "due to low total nRunningAll={n_running_all} for negative T1 weight criteria=-t1_weight")
             }
             LowWeight { weight } => write!(f, "due to low weight, weight={} criteria=-low_weight", p(*weight)),
+            WeightNotComputable { weight, n_files_to_move } => write!(
+                f,
+                "since its weight could not be computed (weight={} nFilesToMove={n_files_to_move}; PanDA would raise here) criteria=-weight",
+                p(*weight)
+            ),
         }
     }
 }

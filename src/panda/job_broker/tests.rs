@@ -49,7 +49,13 @@ fn defaults_are_the_gdpconfig_ones() {
     assert!(serde_json::from_str::<JobBrokerParams>(r#"{"nw_activ": true}"#).is_err());
     assert!(GDPCONFIG_KEYS.contains(&("core", "WORK_SHORTAGE")));
     assert!(GDPCONFIG_KEYS.contains(&("jobbroker", "NQUEUELIMITSITE_")));
-    assert_eq!(GDPCONFIG_KEYS.len(), 15);
+    // Every key names a field of the params (snake_case, families without their `_`).
+    let json = serde_json::to_value(JobBrokerParams::default()).unwrap();
+    for (_, key) in GDPCONFIG_KEYS {
+        let field = key.trim_end_matches('_').to_lowercase();
+        assert!(json.as_object().unwrap().contains_key(&field), "{key} → {field}");
+        assert_eq!(json[&field].is_object(), key.ends_with('_'), "{key}: a family is a map");
+    }
 }
 
 #[test]
@@ -393,6 +399,43 @@ fn cap_rules_both_variants() {
     // Express tasks have no cap.
     let ex = BrokerTask { current_priority: 1001, ..t.clone() };
     assert_eq!(broker(&ex, std::slice::from_ref(&q), &params(CODE)).candidates()[0].n_running_jobs_cap, None);
+}
+
+/// total_input_files 0 with 100 files local: nFilesToMove = −100, PanDA's
+/// `/ (nFilesToMove / 100 + 1)` raises ZeroDivisionError. The PQ is skipped (temporary), not
+/// weighed 0 and sorted first like a bootstrap PQ.
+#[test]
+fn a_weight_that_cannot_be_computed_is_skipped() {
+    let t = BrokerTask { total_input_bytes: 10.0 * GB, total_input_files: 0, ..BrokerTask::default() };
+    let mut bad = pq("BAD");
+    bad.local_input.disk_bytes = 5.0 * GB;
+    bad.local_input.disk_files = 100;
+    let good = pq("GOOD");
+    for v in [CODE, SEED] {
+        let r = broker(&t, &[bad.clone(), good.clone()], &params(v));
+        assert_eq!(r.candidates().iter().map(|c| c.queue).collect::<Vec<_>>(), [1]);
+        assert!(r.candidates().iter().all(|c| !c.bootstrap && c.weight.is_finite() && c.weight > 0.0));
+        let s = only_skip(&r);
+        assert_eq!((s.queue, s.stage, s.temporary), (0, Stage::Final, true));
+        assert_eq!(s.reason, SkipReason::WeightNotComputable { weight: f64::INFINITY, n_files_to_move: -100 });
+        assert_eq!(
+            s.to_string(),
+            "  skip site=BAD since its weight could not be computed (weight=inf nFilesToMove=-100; PanDA would raise here) criteria=-weight"
+        );
+    }
+}
+
+/// PanDA's preference weight is `1 + pct/100 ≥ 1`: 0, 0.5, NaN and -1 read as 1.
+#[test]
+fn preference_weights_below_one_read_as_one() {
+    let plain = weighed(&BrokerTask::default(), &pq("P"), CODE).weight;
+    for p in [0.0, 0.5, f64::NAN, -1.0, f64::INFINITY] {
+        let q = BrokerQueue { arch_preference_weight: Some(p), ..pq("P") };
+        let c = weighed(&BrokerTask::default(), &q, CODE);
+        assert_eq!((c.terms.preference, c.weight, c.bootstrap), (1.0, plain, false), "{p}");
+    }
+    let q = BrokerQueue { arch_preference_weight: Some(1.5), ..pq("P") };
+    assert!(close(weighed(&BrokerTask::default(), &q, CODE).weight, plain * 1.5));
 }
 
 /// Empty PQs bootstrap with weight 0 at the head; top 10; everything skipped → pending 1 h.

@@ -16,26 +16,13 @@ use super::filters::Ctx;
 use super::inputs::BrokerQueue;
 use super::params::JobBrokerVariant;
 use super::reasons::SkipReason;
+use crate::panda::common::{self, RunningInputs};
 use crate::panda::network::{self, NetworkWeight};
 
 const MB: f64 = 1024.0 * 1024.0;
-/// `nWorkersCutoff`: Harvester workers count as running up to 20.
-pub const N_WORKERS_CUTOFF: u64 = 20;
+pub use crate::panda::common::{N_WORKERS_CUTOFF, RunningSource};
 /// `cutOffFactor` / `RT_Cap`: queued may reach twice the running.
 pub const CAP_FACTOR: u64 = 2;
-
-/// Which rule set the running count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunningSource {
-    /// The real number of running jobs (Rreal).
-    Real,
-    /// `min(nBatchJob, 20)` Harvester workers (bootstrap of a UPS queue).
-    Workers,
-    /// `numSlots > 0` (proactive assignment).
-    NumSlots,
-    /// `numSlots == 0`: starting jobs counted.
-    Starting,
-}
 
 /// The running count used by the weight and the caps (seed "the largest one as the number of
 /// running jobs"; code L1790-1830). Both variants bootstrap from workers only when the PQ has
@@ -44,42 +31,15 @@ pub enum RunningSource {
 /// `numSlots`: seed — `max(R, nStarting)` for 0 and `max(R, numSlots)` for > 0; code —
 /// `R + nStarting` and `max(int(numSlots / coreCount), R)`.
 pub fn running_count(variant: JobBrokerVariant, q: &BrokerQueue, priority: i64, max_prio: i64) -> (u64, RunningSource) {
-    let mut n = q.counts.running;
-    let mut src = RunningSource::Real;
-    let workers = q.n_workers.min(N_WORKERS_CUTOFF);
-    if q.n_pilot > 0 && n < N_WORKERS_CUTOFF && workers > n && q.ups_queue && priority <= max_prio {
-        n = workers;
-        src = RunningSource::Workers;
-    }
-    match q.num_slots {
-        None => {}
-        Some(_) if priority > max_prio => {}
-        Some(0) => {
-            let s = q.counts.starting;
-            match variant {
-                JobBrokerVariant::PandaServer => {
-                    n += s;
-                    src = RunningSource::Starting;
-                }
-                JobBrokerVariant::Seed if s > n => {
-                    n = s;
-                    src = RunningSource::Starting;
-                }
-                JobBrokerVariant::Seed => {}
-            }
-        }
-        Some(slots) => {
-            let v = match variant {
-                JobBrokerVariant::PandaServer => slots / u64::from(q.cores().unwrap_or(1)),
-                JobBrokerVariant::Seed => slots,
-            };
-            if v > n {
-                n = v;
-                src = RunningSource::NumSlots;
-            }
-        }
-    }
-    (n, src)
+    let inputs = RunningInputs {
+        running: q.counts.running,
+        workers: q.n_workers,
+        n_pilot: q.n_pilot,
+        starting: q.counts.starting,
+        num_slots: q.num_slots.filter(|_| priority <= max_prio),
+        cores: q.cores(),
+    };
+    common::running_count(&inputs, q.ups_queue && priority <= max_prio, variant == JobBrokerVariant::Seed)
 }
 
 /// `manyAssigned`: code `clamp((a+1)/(b+1), 1, 2)` (L1832-1834); seed `max(1, min(2, a/b))`
@@ -132,7 +92,9 @@ pub struct WeightTerms {
     pub network_factor: f64,
     /// Architecture-level preference (1 if none).
     pub preference: f64,
-    /// The product.
+    /// The product; not finite where PanDA raises (`nFilesToMove = -100` divides by zero): the
+    /// broker skips such a PQ ([`SkipReason::WeightNotComputable`]) rather than reading it as 0,
+    /// the bootstrap weight.
     pub weight: f64,
 }
 
@@ -169,7 +131,9 @@ pub fn weight_terms(c: &Ctx, q: &BrokerQueue) -> WeightTerms {
         (Some(_), None) if c.net.nw_active => 0.0,
         _ => 1.0,
     };
-    let preference = q.arch_preference_weight.filter(|p| p.is_finite() && *p >= 0.0).unwrap_or(1.0);
+    // PanDA's preference weight is `1 + pct/100` with pct ≥ 0: anything below 1 (or not a
+    // number) reads as 1, so a preference never zeroes or flips a weight.
+    let preference = q.arch_preference_weight.filter(|p| p.is_finite() && *p >= 1.0).unwrap_or(1.0);
     let weight = base * data_factor * t1_factor * network_factor * preference;
     WeightTerms {
         n_running_real: cnt.running,
@@ -190,7 +154,7 @@ pub fn weight_terms(c: &Ctx, q: &BrokerQueue) -> WeightTerms {
         network,
         network_factor,
         preference,
-        weight: if weight.is_finite() { weight } else { 0.0 },
+        weight,
     }
 }
 

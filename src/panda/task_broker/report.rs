@@ -10,6 +10,7 @@
 use std::fmt;
 
 use super::input::{NucleusState, WanStatus};
+pub use crate::panda::pyfmt::py_float;
 
 /// The filter stages in code order, named as in PanDA's summary (`add_summary_message`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -270,25 +271,4 @@ impl fmt::Display for Locality {
 /// fraction, others as Python's `repr(float)`.
 pub fn py_num(x: f64) -> String {
     if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e16 { format!("{}", x as i64) } else { py_float(x) }
-}
-
-/// Python's `repr` of a float: shortest round-trip digits, positional for exponents in
-/// `[-4, 16)`, else `d.ddde±XX`; integral values keep a `.0`.
-pub fn py_float(x: f64) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    let sci = format!("{x:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    if x != 0.0 && !(-4..16).contains(&exp) {
-        let sign = if exp < 0 { '-' } else { '+' };
-        format!("{mantissa}e{sign}{:02}", exp.abs())
-    } else {
-        let s = format!("{x}");
-        if s.contains('.') { s } else { format!("{s}.0") }
-    }
 }

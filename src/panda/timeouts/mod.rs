@@ -119,6 +119,7 @@ pub use tasks::{
 };
 
 use crate::engine::time::{SimDuration, SimTime};
+pub(crate) use crate::panda::pyfmt::py_float;
 use std::fmt;
 
 /// The PanDA daemons that own the rules, with how often they run.
@@ -176,11 +177,6 @@ pub(crate) const fn hours(h: u64) -> SimDuration {
 /// Hours read from gdpconfig (may be fractional) as a duration; NaN and negatives give 0.
 pub(crate) fn hours_f64(h: f64) -> SimDuration {
     SimDuration::from_secs_f64(h * 3600.0)
-}
-
-/// Python's `str(float)` for the values PanDA formats (`2.0`, `0.5`, `48.0`).
-pub(crate) fn py_float(x: f64) -> String {
-    if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e16 { format!("{x:.1}") } else { format!("{x}") }
 }
 
 #[cfg(test)]

@@ -80,7 +80,8 @@ fn py_float_formats_like_python() {
     assert_eq!(py_float(48.0), "48.0");
     assert_eq!(py_float(0.5), "0.5");
     assert_eq!(py_float(2.5), "2.5");
-    assert_eq!(py_float(f64::NAN), "NaN");
+    assert_eq!(py_float(f64::NAN), "nan");
+    assert_eq!(py_float(1e-5), "1e-05");
 }
 
 fn any_status() -> impl Strategy<Value = JobStatus> {

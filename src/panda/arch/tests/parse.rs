@@ -244,3 +244,29 @@ fn version_comparison_boundaries() {
     assert_eq!(Version::parse("1.0alpha1"), Version::parse("1.0a1"));
     assert!(Version::parse("1.0+abc.").is_none() && Version::parse("1.").is_none() && Version::parse("").is_none());
 }
+
+/// The refined JSON keeps the input objects' key order, as `json.dumps` of Python's dicts
+/// (outputs of panda-server 1.0.4's `JediTaskSpec.reformat_architecture`); a repeated key keeps
+/// its first position and its last value.
+#[test]
+fn refined_json_keeps_the_input_key_order() {
+    let a = p(r#"{"sw_platform":"x","encoded_platform":"x","gpu_spec":{"vendor":"nvidia","model":"A100"}}"#);
+    assert_eq!(
+        a.refined,
+        r#"{"sw_platform": "x", "cpu_specs": [{"arch": "x"}], "gpu_spec": {"vendor": "nvidia", "model": "A100"}}"#
+    );
+    let b = p(
+        r#"{"encoded_platform":"x","cpu_specs":[{"vendor":"intel","arch":"x86_64"}],"gpu_spec":{"model":"A100","vendor":"nvidia","vendor":"amd"}}"#,
+    );
+    assert_eq!(
+        b.refined,
+        r#"{"cpu_specs": [{"vendor": "intel", "arch": "x86_64"}], "gpu_spec": {"model": "A100", "vendor": "amd"}}"#
+    );
+}
+
+/// `json.dumps` writes backspace and form feed as `\b` and `\f`.
+#[test]
+fn refined_json_escapes_backspace_and_form_feed() {
+    let a = p("x86_64\u{8}\u{c}-el9");
+    assert_eq!(a.refined, r#"{"sw_platform": "x86_64\b\f-el9", "cpu_specs": [{"arch": "x86_64\b\f"}]}"#);
+}

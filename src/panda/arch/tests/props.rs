@@ -42,6 +42,11 @@ fn arch_text() -> impl Strategy<Value = String> {
 }
 
 /// A JSON value: strings (of architecture text), numbers, booleans, null, short lists.
+/// PEP 440 version texts over a small alphabet, so that equal and near versions are common.
+fn version_text() -> impl Strategy<Value = String> {
+    "v?([01]!)?[0-2](\\.[0-2]){0,3}((a|b|rc)[0-2])?(\\.post[0-2])?(\\.dev[0-2])?(\\+[a0-2]{1,2}(\\.[a0-2]{1,2})?)?"
+}
+
 fn json_value() -> impl Strategy<Value = String> {
     let leaf = prop_oneof![
         arch_text().prop_map(|s| serde_json::Value::String(s).to_string()),
@@ -211,10 +216,28 @@ proptest! {
         let _ = compare_version_string(&a, &b);
         let c = Constraint::parse(&b);
         if let Some(v) = Version::parse(&a) {
-            prop_assert_eq!(v.cmp(&v), std::cmp::Ordering::Equal);
             let _ = c.holds_for(&v);
         }
         let _ = c.holds_for_u64(40960);
+    }
+
+    /// The version order is a total order over generated PEP 440 versions (epochs, trailing
+    /// zeros, pre/post/dev releases, local parts): antisymmetric and transitive.
+    #[test]
+    fn version_order_is_antisymmetric_and_transitive(a in version_text(), b in version_text(), c in version_text()) {
+        let parse = |s: &str| Version::parse(s).unwrap_or_else(|| panic!("{s} does not parse"));
+        let (a, b, c) = (parse(&a), parse(&b), parse(&c));
+        prop_assert_eq!(a.cmp(&b), b.cmp(&a).reverse(), "antisymmetry {:?} {:?}", a, b);
+        prop_assert_eq!(b.cmp(&c), c.cmp(&b).reverse());
+        if a <= b && b <= c {
+            prop_assert!(a <= c, "transitivity {:?} ≤ {:?} ≤ {:?}", a, b, c);
+        }
+        if a >= b && b >= c {
+            prop_assert!(a >= c, "transitivity {:?} ≥ {:?} ≥ {:?}", a, b, c);
+        }
+        if a.cmp(&b).is_eq() && b.cmp(&c).is_eq() {
+            prop_assert!(a.cmp(&c).is_eq());
+        }
     }
 
     #[test]

@@ -399,3 +399,28 @@ fn ucore_with_default_per_cycle_submits_nothing() {
     assert_eq!((u.total, u.max_agg, u.adjusted), (8, 0, true));
     assert_eq!(u.to_string(), "No n_new_workers since n_new_workers_max_agg=0 for UCORE");
 }
+
+/// Huge deserialized counts saturate instead of overflowing the UCORE aggregation: one row
+/// with nQueue = nReady = nRunning = 2⁶², whose totals exceed i64 in `max_workers − Σ`.
+#[test]
+fn ucore_aggregation_saturates_on_huge_counts() {
+    let big = 1u64 << 62;
+    let s = ucore_state(8, vec![rt("SCORE", pr(big, big, big))]);
+    let d = run(&HarvesterQueueConfig::pull(1000, 40), &s);
+    assert_eq!(d.total(), 0);
+    assert_eq!(d.ucore.map(|u| (u.total, u.max_agg)), Some((0, 0)));
+}
+
+/// Two slave-mode UCORE rows commanded u64::MAX each (no limits, no per-cycle or universal
+/// cap): their sum saturates at i64::MAX instead of overflowing.
+#[test]
+fn ucore_aggregation_saturates_on_huge_commands() {
+    let settings = SubmitterSettings { max_new_workers: None, ..SubmitterSettings::default() };
+    let cfg = slave(0, 0);
+    let row = |t: &str| RtRow { resource_type: t.into(), commanded: u64::MAX, pilots: vec![pr(0, 0, 0)] };
+    let s = ucore_state(8, vec![row("SCORE"), row("MCORE")]);
+    let d = define_num_workers(&settings, Some(&cfg), &types(), &s, AdjusterVariant::Reference).unwrap();
+    let u = d.ucore.unwrap();
+    assert_eq!((u.total, u.max_agg, u.adjusted), (i64::MAX, 0, true));
+    assert_eq!(d.total(), 0);
+}

@@ -206,3 +206,12 @@ fn average_memory() {
     assert!((run - 2444.4444444444443).abs() < 1e-9);
     assert_eq!(average_memory_workers(&types(), &p, &stats(&[])[0]), (0.0, 0.0));
 }
+
+/// running = u64::MAX plus submitted workers saturates instead of overflowing.
+#[test]
+fn average_memory_saturates_on_huge_counts() {
+    let p = UpsQueueConfig { maxrss: Some(24_000), ..pq(8) };
+    let st = stats(&[("SCORE", u64::MAX, 5, 0)]);
+    let (all, run) = average_memory_workers(&types(), &p, &st[0]);
+    assert_eq!((all, run), (2000.0, 2000.0));
+}

@@ -125,17 +125,22 @@ fn defaults_are_the_codes_fallbacks() {
 
 #[test]
 fn gdpconfig_keys_name_every_field() {
-    assert_eq!(GDPCONFIG_KEYS.len(), 12);
     assert!(GDPCONFIG_KEYS.iter().all(|(c, _)| *c == "taskbrokerage"));
     for key in
         ["DISK_THRESHOLD_", "DISK_THRESHOLD", "FREE_DISK_CUTOFF", "NQUEUED_NUC_CAP", "DATA_LOCATION_CHECK_PERIOD"]
     {
         assert!(GDPCONFIG_KEYS.contains(&("taskbrokerage", key)), "{key}");
     }
-    // Every non-family key is a field of the struct (snake_case of the key).
+    // Every key names a field of the struct: snake_case of the key, `DISK_THRESHOLD_<queue>`
+    // the map `disk_threshold_by_queue`.
     let json = serde_json::to_value(TaskBrokerageParams::default()).unwrap();
-    for (_, key) in GDPCONFIG_KEYS.iter().filter(|(_, k)| !k.ends_with('_')) {
-        assert!(json.get(key.to_lowercase()).is_some(), "{key}");
+    for (_, key) in GDPCONFIG_KEYS {
+        let field = match *key {
+            "DISK_THRESHOLD_" => "disk_threshold_by_queue".to_string(),
+            k => k.trim_end_matches('_').to_lowercase(),
+        };
+        assert!(json.as_object().unwrap().contains_key(&field), "{key} → {field}");
+        assert_eq!(json[&field].is_object(), key.ends_with('_'), "{key}: a family is a map");
     }
 }
 

@@ -220,7 +220,17 @@ fn gdpconfig_keys_map_to_fields() {
     assert!(p.set_gdpconfig("rebroker", "TIMEOUT_defined", 1.0).is_err());
     assert!(p.set_gdpconfig("watcher", "HEARTBEAT_TIMEOUT_", 1.0).is_err());
     assert_eq!(p, before);
-    assert_eq!(GDPCONFIG_KEYS.len(), 9);
+    // Every key names a field of the params: snake_case of the key, `ANALY_TIMEOUT_<group>` the
+    // map `analy_timeout_by_group`.
+    let json = serde_json::to_value(TimeoutParams::default()).unwrap();
+    for (_, key) in GDPCONFIG_KEYS {
+        let field = match *key {
+            "ANALY_TIMEOUT_" => "analy_timeout_by_group".to_string(),
+            k => k.trim_end_matches('_').to_lowercase(),
+        };
+        assert!(json.as_object().unwrap().contains_key(&field), "{key} → {field}");
+        assert_eq!(json[&field].is_object(), key.ends_with('_'), "{key}: a family is a map");
+    }
 }
 
 #[test]
