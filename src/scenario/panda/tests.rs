@@ -53,6 +53,10 @@ fn the_example_with_dirac_and_panda_validates_and_warns_it_is_not_simulated() {
     assert_eq!(p.queues[2].harvester, crate::panda::harvester::config::HarvesterQueueConfig::default());
     assert_eq!(p.harvester.max_new_workers, Some(500));
     assert_eq!(p.harvester.sleep_time, 60);
+    // `--set` keeps the records read from the file.
+    let set = crate::scenario::overrides::apply(&s, &["panda.queues[BNL].maxrss=8000".to_string()]).unwrap();
+    let q = set.panda.as_ref().unwrap();
+    assert_eq!((q.queues[0].maxrss, q.replay[0].records.len()), (8000, 100));
 }
 
 #[test]
