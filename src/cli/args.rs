@@ -307,4 +307,28 @@ pub enum Import {
         #[arg(long, default_value = "atlas")]
         vo: String,
     },
+    /// Print the `sites`, `storages`, `network` and `panda: (queues: [...])` fragment of queue
+    /// and network descriptions.
+    ///
+    /// Each FILE is JSON in one of three forms, detected from its entries:
+    ///   site_info.json       QUEUE: {"RSE": {RSE: TB}, "GFLOPS": n}
+    ///   site_conn_info.json  "SRC:DST": {"closeness", "mbps": {"dashb": {"1h","1d","1w"}}, "files"}
+    ///   CRIC pandaqueue JSON QUEUE: {"atlas_site", "status", "type", "corecount", "maxrss", ...}
+    /// A queue is put on its CRIC atlas_site, else on the link-matrix site named like the queue
+    /// or like the prefix of one of its RSEs, else on a site named after it; it gets one CE with
+    /// GFLOPS / --gflops-per-core slots. A link's bandwidth is the largest of the FTS 1h/1d/1w
+    /// averages (--default-mbps without any); closeness -1 (blocked) drops it. Tape RSEs and
+    /// sizes of 0 are unlimited. Unknown fields are warnings on stderr.
+    #[command(verbatim_doc_comment)]
+    Cric {
+        /// The JSON files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// GFLOPS of one core (slots = GFLOPS / this).
+        #[arg(long, default_value_t = pilotsim::scenario::cric::DEFAULT_GFLOPS_PER_CORE)]
+        gflops_per_core: f64,
+        /// Bandwidth of links without FTS data, Mbps.
+        #[arg(long, default_value_t = pilotsim::scenario::cric::DEFAULT_MBPS)]
+        default_mbps: f64,
+    },
 }

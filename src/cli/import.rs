@@ -3,7 +3,7 @@
 
 use anyhow::Context;
 use pilotsim::panda::gdpconfig;
-use pilotsim::scenario::dirac_cfg;
+use pilotsim::scenario::{cric, dirac_cfg};
 
 use super::Outcome;
 use super::args::{Generate, Import};
@@ -29,6 +29,26 @@ pub fn run(import: Import) -> anyhow::Result<Outcome> {
                 eprintln!("{}: warning: {w}", file.display());
             }
             out!("{}", gdpconfig::to_ron_fragment(&imported).map_err(anyhow::Error::msg)?);
+            Ok(Outcome::Success)
+        }
+        Import::Cric { files, gflops_per_core, default_mbps } => {
+            if !(gflops_per_core.is_finite() && gflops_per_core > 0.0) {
+                anyhow::bail!("--gflops-per-core {gflops_per_core}: must be a positive number");
+            }
+            if !(default_mbps.is_finite() && default_mbps > 0.0) {
+                anyhow::bail!("--default-mbps {default_mbps}: must be a positive number");
+            }
+            let mut texts = Vec::with_capacity(files.len());
+            for f in &files {
+                let text = std::fs::read_to_string(f).with_context(|| f.display().to_string())?;
+                texts.push((f.display().to_string(), text));
+            }
+            let opt = cric::Options { gflops_per_core, default_mbps };
+            let frag = cric::import(&texts, opt).map_err(|e| anyhow::anyhow!("{e}"))?;
+            for w in &frag.warnings {
+                eprintln!("warning: {w}");
+            }
+            out!("{}", cric::to_ron_fragment(&frag, opt));
             Ok(Outcome::Success)
         }
     }

@@ -165,4 +165,41 @@ pub struct Storage {
     /// Space already used at the start, in TB (default 0).
     #[serde(default)]
     pub used_tb: f64,
+    /// Space held by expired (deletable secondary) data, in TB, part of `used_tb` (default 0;
+    /// PanDA's `space_expired`, which task brokerage counts as free: reference `panda.md` §1).
+    #[serde(default)]
+    pub expired_tb: f64,
+    /// Status of reads from worker nodes at the same site (CRIC `read_lan`; default ON).
+    #[serde(default)]
+    pub read_lan: StorageStatus,
+    /// Status of writes from worker nodes at the same site (CRIC `write_lan`; default ON).
+    #[serde(default)]
+    pub write_lan: StorageStatus,
+    /// Status of reads by other sites over the WAN (CRIC `read_wan`; default ON).
+    #[serde(default)]
+    pub read_wan: StorageStatus,
+    /// Status of writes from other sites over the WAN (CRIC `write_wan`; default ON).
+    #[serde(default)]
+    pub write_wan: StorageStatus,
+}
+
+/// Status of one access path of a storage endpoint (CRIC/Rucio `read_lan`, `write_wan`, …):
+/// `ON` (default), `OFF`, or `TEST`; PanDA treats `OFF` and `TEST` alike as a downtime
+/// (`DOWNTIME_STATUSES`, reference `panda.md` §1–§2). The grid model itself does not read it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum StorageStatus {
+    #[default]
+    #[serde(rename = "ON")]
+    On,
+    #[serde(rename = "OFF")]
+    Off,
+    #[serde(rename = "TEST")]
+    Test,
+}
+
+impl StorageStatus {
+    /// In PanDA's `DOWNTIME_STATUSES` (`OFF`, `TEST`).
+    pub fn is_downtime(self) -> bool {
+        self != StorageStatus::On
+    }
 }

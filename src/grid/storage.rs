@@ -165,7 +165,18 @@ mod tests {
     use super::*;
 
     fn cfg(name: &str, site: &str, kind: StorageKind, total_tb: Option<f64>, used_tb: f64) -> config::Storage {
-        config::Storage { name: name.into(), site: site.into(), kind, total_tb, used_tb }
+        config::Storage {
+            name: name.into(),
+            site: site.into(),
+            kind,
+            total_tb,
+            used_tb,
+            expired_tb: 0.0,
+            read_lan: Default::default(),
+            write_lan: Default::default(),
+            read_wan: Default::default(),
+            write_wan: Default::default(),
+        }
     }
 
     fn two() -> Storages {

@@ -5,12 +5,14 @@
 //!   [`limits`] that keep every run finite in time and memory.
 //! - [`overrides::apply`]: `--set path=value` on any field.
 
+pub mod cric;
 pub mod dirac;
 pub mod dirac_cfg;
 pub mod expect;
 pub mod generate;
 pub mod limits;
 pub mod overrides;
+pub mod panda;
 pub mod types;
 pub mod validate;
 
@@ -36,6 +38,8 @@ pub enum LoadError {
     Syntax { file: String, line: usize, col: usize, message: String },
     /// Semantic problems found by [`validate`].
     Invalid { file: String, problems: Vec<Problem> },
+    /// A job-record CSV of `panda.replay` that cannot be read.
+    Replay { file: String, error: panda::replay::ReplayError },
 }
 
 impl fmt::Display for LoadError {
@@ -43,6 +47,7 @@ impl fmt::Display for LoadError {
         match self {
             LoadError::Io { file, message } => write!(f, "{file}: {message}"),
             LoadError::Syntax { file, line, col, message } => write!(f, "{file}:{line}:{col}: {message}"),
+            LoadError::Replay { file, error } => write!(f, "{file}:{error}"),
             LoadError::Invalid { file, problems } => {
                 for (i, p) in problems.iter().enumerate() {
                     if i > 0 {
@@ -89,14 +94,25 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, LoadError> {
 pub fn load_str_in(text: &str, origin: &str, base: &Path) -> Result<Loaded, LoadError> {
     let mut scenario = parse(text, origin)?;
     let cfg_text = apply_cfg_file(&mut scenario, base)?;
+    let replay_texts = read_replay_files(&mut scenario, base)?;
     let problems = validate(&scenario);
     if !problems.is_empty() {
         return Err(LoadError::Invalid { file: origin.to_string(), problems });
     }
-    // The identity covers the cfg file too: changing it changes the scenario.
-    let sha256 = match cfg_text {
-        None => sha256_hex(text),
-        Some(cfg) => sha256_hex(&format!("{text}\n--- dirac.cfg_file ---\n{cfg}")),
+    // The identity covers the cfg file (and replayed job records) too: changing them changes
+    // the scenario. A scenario without them keeps the hash of its text alone.
+    let sha256 = match (cfg_text, replay_texts.is_empty()) {
+        (None, true) => sha256_hex(text),
+        (cfg, _) => {
+            let mut all = text.to_string();
+            if let Some(cfg) = cfg {
+                all += &format!("\n--- dirac.cfg_file ---\n{cfg}");
+            }
+            for (name, csv) in &replay_texts {
+                all += &format!("\n--- panda.replay {name} ---\n{csv}");
+            }
+            sha256_hex(&all)
+        }
     };
     Ok(Loaded { scenario, origin: origin.to_string(), sha256 })
 }
@@ -139,6 +155,26 @@ fn apply_cfg_file(s: &mut Scenario, base: &Path) -> Result<Option<String>, LoadE
         }
     }
     Ok(Some(text))
+}
+
+/// Read the CSV of every `panda.replay` stream (paths relative to `base`) into its records; a
+/// malformed file is `FILE:LINE: column: what was expected` ([`LoadError::Syntax`] with column 0
+/// shows no column number). Returns each file's path and text.
+fn read_replay_files(s: &mut Scenario, base: &Path) -> Result<Vec<(String, String)>, LoadError> {
+    let Some(p) = s.panda.as_mut() else { return Ok(Vec::new()) };
+    let mut texts = Vec::new();
+    for (i, r) in p.replay.iter_mut().enumerate() {
+        if r.file.trim().is_empty() {
+            continue; // validation names it
+        }
+        let path = base.join(&r.file);
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| LoadError::Io { file: file.clone(), message: format!("panda.replay[{i}].file: {e}") })?;
+        r.records = panda::replay::read_csv(&text).map_err(|e| LoadError::Replay { file: file.clone(), error: e })?;
+        texts.push((r.file.clone(), text));
+    }
+    Ok(texts)
 }
 
 /// The embedded quickstart scenario.

@@ -75,7 +75,19 @@ pub fn apply(scenario: &Scenario, assignments: &[String]) -> Result<Scenario, St
         }
         *node = value;
     }
-    serde_json::from_value(tree).map_err(|e| format!("--set: the value does not fit: {e}"))
+    let mut out: Scenario = serde_json::from_value(tree).map_err(|e| format!("--set: the value does not fit: {e}"))?;
+    // Job records of `panda.replay` are read from their files at load time, not written in the
+    // scenario: carry them over to the streams whose file did not change.
+    if let (Some(before), Some(after)) = (&scenario.panda, &mut out.panda) {
+        for r in &mut after.replay {
+            if r.records.is_empty()
+                && let Some(old) = before.replay.iter().find(|o| o.name == r.name && o.file == r.file)
+            {
+                r.records = old.records.clone();
+            }
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

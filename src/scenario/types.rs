@@ -9,11 +9,12 @@ use serde::{Deserialize, Serialize};
 
 use super::dirac::DiracConfig;
 use super::expect::Expectations;
+use super::panda::PandaConfig;
 pub use crate::engine::distribution::Distribution;
-pub use crate::grid::config::{Ce, GpuInventory, Link, Site};
+pub use crate::grid::config::{Ce, GpuInventory, Link, Site, Storage};
 pub use crate::workload::config::{Arrival, JobStream};
 
-/// A whole scenario: the grid, the DIRAC configuration and the workload.
+/// A whole scenario: the grid, the WMS configurations (DIRAC, PanDA) and the workload.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
@@ -35,11 +36,20 @@ pub struct Scenario {
     /// Network links between sites (used by PanDA brokerage; recorded and validated today).
     #[serde(default)]
     pub network: Vec<Link>,
-    /// The DIRAC WMS: groups, task queues, matcher, priorities, director. One WMS section
-    /// is required (`panda:` and `factory:` come next).
+    /// Storage endpoints (Rucio RSEs) at the sites: space, tape or disk, LAN/WAN status (used by
+    /// PanDA brokerage and the data model; validated today).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub storages: Vec<Storage>,
+    /// The DIRAC WMS: groups, task queues, matcher, priorities, director. At least one WMS
+    /// section (`dirac` or `panda`) is required (`factory:` comes next).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dirac: Option<DiracConfig>,
-    /// Job streams submitted during the run.
+    /// The PanDA WMS: queues, nuclei, gshares, gdpconfig, Harvester and its workload
+    /// (`scenario::panda`). Validated; not simulated yet (see `scenario::warnings`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub panda: Option<PandaConfig>,
+    /// Job streams submitted during the run (DIRAC's; empty for a PanDA-only scenario).
+    #[serde(default)]
     pub workload: Vec<JobStream>,
     /// Thresholds that `pilotsim check` verifies on the summary.
     #[serde(default)]

@@ -19,40 +19,40 @@ pub struct Problem {
 }
 
 #[derive(Default)]
-struct Checker {
-    problems: Vec<Problem>,
+pub(in crate::scenario) struct Checker {
+    pub(in crate::scenario) problems: Vec<Problem>,
 }
 
 impl Checker {
-    fn fail(&mut self, path: impl Into<String>, message: impl Into<String>) {
+    pub(in crate::scenario) fn fail(&mut self, path: impl Into<String>, message: impl Into<String>) {
         self.problems.push(Problem { path: path.into(), message: message.into() });
     }
 
-    fn positive(&mut self, path: &str, v: f64) {
+    pub(in crate::scenario) fn positive(&mut self, path: &str, v: f64) {
         if !(v.is_finite() && v > 0.0) {
             self.fail(path, format!("must be a positive number, got {v}"));
         }
     }
 
-    fn non_negative(&mut self, path: &str, v: f64) {
+    pub(in crate::scenario) fn non_negative(&mut self, path: &str, v: f64) {
         if !(v.is_finite() && v >= 0.0) {
             self.fail(path, format!("must be a number ≥ 0, got {v}"));
         }
     }
 
-    fn probability(&mut self, path: &str, v: f64) {
+    pub(in crate::scenario) fn probability(&mut self, path: &str, v: f64) {
         if !(0.0..=1.0).contains(&v) {
             self.fail(path, format!("must be a probability in [0, 1], got {v}"));
         }
     }
 
-    fn count(&mut self, path: &str, v: u64) {
+    pub(in crate::scenario) fn count(&mut self, path: &str, v: u64) {
         if v == 0 {
             self.fail(path, "must be at least 1");
         }
     }
 
-    fn distribution(&mut self, path: &str, d: &Distribution) {
+    pub(in crate::scenario) fn distribution(&mut self, path: &str, d: &Distribution) {
         match d {
             Distribution::Fixed(v) => self.non_negative(&format!("{path}.Fixed"), *v),
             Distribution::Exponential { mean } => self.positive(&format!("{path}.mean"), *mean),
@@ -77,7 +77,28 @@ impl Checker {
         }
     }
 
-    fn unique<'a>(&mut self, path: &str, what: &str, names: impl Iterator<Item = &'a str>) -> BTreeSet<&'a str> {
+    pub(in crate::scenario) fn arrival(&mut self, path: &str, a: &Arrival) {
+        match a {
+            Arrival::Burst { at_s } => self.non_negative(&format!("{path}.at_s"), *at_s),
+            Arrival::Poisson { start_s, rate_per_hour } => {
+                self.non_negative(&format!("{path}.start_s"), *start_s);
+                self.positive(&format!("{path}.rate_per_hour"), *rate_per_hour);
+            }
+            Arrival::Spread { start_s, end_s } => {
+                self.non_negative(&format!("{path}.start_s"), *start_s);
+                if end_s.partial_cmp(start_s) != Some(std::cmp::Ordering::Greater) {
+                    self.fail(format!("{path}.end_s"), format!("must be after start_s ({start_s}), got {end_s}"));
+                }
+            }
+        }
+    }
+
+    pub(in crate::scenario) fn unique<'a>(
+        &mut self,
+        path: &str,
+        what: &str,
+        names: impl Iterator<Item = &'a str>,
+    ) -> BTreeSet<&'a str> {
         let mut seen = BTreeSet::new();
         for (i, n) in names.enumerate() {
             if n.trim().is_empty() {
@@ -89,7 +110,7 @@ impl Checker {
         seen
     }
 
-    fn known(&mut self, path: &str, what: &str, values: &[String], known: &BTreeSet<&str>) {
+    pub(in crate::scenario) fn known(&mut self, path: &str, what: &str, values: &[String], known: &BTreeSet<&str>) {
         for (i, v) in values.iter().enumerate() {
             if !known.contains(v.as_str()) {
                 self.fail(format!("{path}[{i}]"), format!("unknown {what} {v:?} (known: {})", list(known)));
@@ -98,7 +119,7 @@ impl Checker {
     }
 }
 
-fn list(set: &BTreeSet<&str>) -> String {
+pub(in crate::scenario) fn list(set: &BTreeSet<&str>) -> String {
     let v: Vec<&str> = set.iter().copied().take(12).collect();
     let more = if set.len() > 12 { ", …" } else { "" };
     format!("{}{more}", v.join(", "))
@@ -174,12 +195,33 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
         }
     }
 
+    let storages = storages(&mut c, s, &sites);
+
     // The WMS sections: at least one.
+    if let Some(p) = &s.panda {
+        super::panda::check::check(&mut c, s, p, &sites, &storages);
+    }
     let none = DiracConfig::default();
     let d = match &s.dirac {
         Some(d) => d,
+        None if s.panda.is_some() => {
+            if !s.workload.is_empty() {
+                c.fail(
+                    "workload",
+                    "these job streams are DIRAC's and the scenario has no `dirac` section: a PanDA-only scenario writes its workload under panda.tasks, panda.analysis and panda.replay",
+                );
+            }
+            for (i, t) in s.expect.thresholds.iter().enumerate() {
+                if let Err(e) = parse_threshold(t) {
+                    c.fail(format!("expect.thresholds[{i}]"), e);
+                }
+            }
+            c.count("expect.replicas", u64::from(s.expect.replicas));
+            c.problems.extend(super::limits::problems(s));
+            return c.problems;
+        }
         None => {
-            c.fail("dirac", "no WMS section: a scenario needs one, today `dirac: (groups: [...])` (PanDA and the pilot factory come next)");
+            c.fail("dirac", "no WMS section: a scenario needs `dirac: (groups: [...])` or `panda: (queues: [...])` (the pilot factory comes next)");
             &none
         }
     };
@@ -273,19 +315,7 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
             Some(_) => {}
         }
         c.count(&format!("{p}.count"), u64::from(w.count));
-        match &w.arrival {
-            Arrival::Burst { at_s } => c.non_negative(&format!("{p}.arrival.at_s"), *at_s),
-            Arrival::Poisson { start_s, rate_per_hour } => {
-                c.non_negative(&format!("{p}.arrival.start_s"), *start_s);
-                c.positive(&format!("{p}.arrival.rate_per_hour"), *rate_per_hour);
-            }
-            Arrival::Spread { start_s, end_s } => {
-                c.non_negative(&format!("{p}.arrival.start_s"), *start_s);
-                if end_s.partial_cmp(start_s) != Some(std::cmp::Ordering::Greater) {
-                    c.fail(format!("{p}.arrival.end_s"), format!("must be after start_s ({start_s}), got {end_s}"));
-                }
-            }
-        }
+        c.arrival(&format!("{p}.arrival"), &w.arrival);
         c.distribution(&format!("{p}.cpu_work"), &w.cpu_work);
         c.positive(&format!("{p}.cpu_time"), w.cpu_time);
         if w.user_priority > 10 {
@@ -327,10 +357,49 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
     c.problems
 }
 
+/// The top-level storage endpoints: unique names, known sites, sizes that add up. Returns the
+/// set of their names.
+fn storages<'a>(c: &mut Checker, s: &'a Scenario, sites: &BTreeSet<&str>) -> BTreeSet<&'a str> {
+    let names = c.unique("storages", "storage", s.storages.iter().map(|x| x.name.as_str()));
+    for (i, st) in s.storages.iter().enumerate() {
+        let p = format!("storages[{i}]");
+        if !sites.contains(st.site.as_str()) {
+            c.fail(format!("{p}.site"), format!("unknown site {:?} (known: {})", st.site, list(sites)));
+        }
+        if let Some(t) = st.total_tb {
+            c.non_negative(&format!("{p}.total_tb"), t);
+            if st.used_tb.is_finite() && t.is_finite() && st.used_tb > t {
+                c.fail(format!("{p}.used_tb"), format!("{} TB used of {t} TB total", st.used_tb));
+            }
+        }
+        c.non_negative(&format!("{p}.used_tb"), st.used_tb);
+        c.non_negative(&format!("{p}.expired_tb"), st.expired_tb);
+        if st.expired_tb.is_finite() && st.used_tb.is_finite() && st.expired_tb > st.used_tb {
+            c.fail(
+                format!("{p}.expired_tb"),
+                format!(
+                    "expired data is part of the used space: {} TB expired of {} TB used",
+                    st.expired_tb, st.used_tb
+                ),
+            );
+        }
+    }
+    names
+}
+
 /// Things that are valid but probably not what the author meant, each with its field path.
 /// `validate` and `run` print them; they never stop a run.
 pub fn warnings(s: &Scenario) -> Vec<Problem> {
     let mut out = Vec::new();
+    if let Some(p) = &s.panda {
+        if s.dirac.is_some() {
+            out.push(Problem {
+                path: "panda".into(),
+                message: "the panda section is validated but not simulated yet (the PanDA WMS is not in this build): this run simulates DIRAC only".into(),
+            });
+        }
+        out.extend(super::panda::check::warnings(s, p));
+    }
     let Some(d) = &s.dirac else { return out };
     let sc = &d.share_corrections;
     if sc.enabled && d.rules().corrector_variant == CorrectorVariant::Dirac9 {

@@ -1,0 +1,496 @@
+//! `pilotsim import cric FILE...`: queue and network descriptions into a scenario fragment
+//! (issue 11 item 7). Three JSON forms, detected per file from its entries:
+//!
+//! | form | entries | gives |
+//! |---|---|---|
+//! | `site_info.json` (CGSim) | `QUEUE: {"RSE": {RSE: "TB"}, "GFLOPS": n}` | queues, a CE each, storages |
+//! | `site_conn_info.json` | `"SRC:DST": {"closeness": {"latest": n}, "mbps": {"dashb": {"1h","1d","1w"}}, "files": {"queued-total": n}}` | `network` links |
+//! | CRIC pandaqueue JSON | `QUEUE: {"atlas_site", "status", "type", "corecount", "maxrss", …}` | queue attributes |
+//!
+//! Mappings (pilotsim's decisions; the files do not say):
+//!
+//! * **queue → grid site**: CRIC `atlas_site` when a pandaqueue file gives it; else the
+//!   link-matrix site equal to the queue name, or to the prefix before the first `_` of one of
+//!   its RSEs (in the RSEs' name order); else the queue name itself. With the two CGSim files,
+//!   the 150 queues land on 99 sites.
+//! * **RSE → site**: the link-matrix site (or a queue's site) equal to the prefix before the
+//!   first `_`; else the site of the first queue (by name) that lists it. An RSE is a tape when
+//!   its name contains `TAPE` (Rucio's `*_DATATAPE`, `*_MCTAPE`); a size of 0 (every tape in
+//!   `site_info.json`, and a few `VP_DISK` caches) means "not reported" and becomes an unlimited
+//!   endpoint (`total_tb: None`).
+//! * **GFLOPS → slots**: each queue gets one CE named after it, with
+//!   `slots = max(1, round(GFLOPS / gflops_per_core))`; `gflops_per_core` defaults to
+//!   [`DEFAULT_GFLOPS_PER_CORE`] (the 150 queues then hold 1.58 M cores, the order of the ATLAS
+//!   grid). The queue's `corepower` stays PanDA's 10 HS06 per core.
+//! * **bandwidth**: the largest of FTS's `dashb` 1 h / 1 d / 1 w averages (the link's capacity
+//!   as observed, not the latest lull); a link without any Mbps gets [`DEFAULT_MBPS`].
+//!   `files.queued-total` becomes `queued_files`. Closeness −1 (CRIC's "blocked") and any value
+//!   outside 0..=11 drop the link (counted in a comment). With queue files, only links between
+//!   their sites are kept; a link matrix alone keeps every link (and lists no site).
+//!
+//! Unknown fields are warnings (one per field name); malformed JSON is `FILE:LINE:COL: message`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Map, Value};
+
+use super::panda::{PandaQueue, QueueKind, QueueStatus};
+use crate::grid::config::{Ce, Link, Site, Storage, StorageKind, StorageStatus};
+
+/// GFLOPS of one core assumed by the slot count (pilotsim's assumption; `--gflops-per-core`).
+pub const DEFAULT_GFLOPS_PER_CORE: f64 = 1000.0;
+/// Bandwidth of a link FTS has no Mbps for (pilotsim's assumption; `--default-mbps`).
+pub const DEFAULT_MBPS: f64 = 10.0;
+
+/// Which form a file has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    SiteInfo,
+    SiteConn,
+    PandaQueues,
+}
+
+/// Import options.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Options {
+    pub gflops_per_core: f64,
+    pub default_mbps: f64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self { gflops_per_core: DEFAULT_GFLOPS_PER_CORE, default_mbps: DEFAULT_MBPS }
+    }
+}
+
+/// A file that cannot be imported: `FILE:LINE:COL: message` (line and column 0 when the problem
+/// is not at a position).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CricError {
+    pub file: String,
+    pub line: usize,
+    pub col: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for CricError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(f, "{}:{}:{}: {}", self.file, self.line, self.col, self.message)
+        }
+    }
+}
+
+/// What an import gives.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Fragment {
+    pub sites: Vec<Site>,
+    pub storages: Vec<Storage>,
+    pub network: Vec<Link>,
+    pub queues: Vec<PandaQueue>,
+    /// Each file with the form it was read as.
+    pub forms: Vec<(String, Form)>,
+    /// Links dropped: closeness −1 or out of range; between sites not in the fragment.
+    pub blocked_links: usize,
+    pub foreign_links: usize,
+    /// Links that had no Mbps and got the default.
+    pub default_bandwidth_links: usize,
+    /// `FILE: warning` lines.
+    pub warnings: Vec<String>,
+}
+
+fn err(file: &str, message: String) -> CricError {
+    CricError { file: file.to_string(), line: 0, col: 0, message }
+}
+
+/// Which form an object has, from its entries (`None`: cannot tell).
+pub fn detect(obj: &Map<String, Value>) -> Option<Form> {
+    let (key, first) = obj.iter().next()?;
+    let o = first.as_object()?;
+    if o.contains_key("RSE") || o.contains_key("GFLOPS") {
+        Some(Form::SiteInfo)
+    } else if key.contains(':') && (o.contains_key("src") || o.contains_key("dst") || o.contains_key("closeness")) {
+        Some(Form::SiteConn)
+    } else {
+        Some(Form::PandaQueues)
+    }
+}
+
+/// A number, or a string holding one (CRIC and CGSim write both); null → None.
+fn num(v: &Value) -> Result<Option<f64>, String> {
+    match v {
+        Value::Null => Ok(None),
+        Value::Number(n) => Ok(n.as_f64()),
+        Value::String(s) if s.trim().is_empty() => Ok(None),
+        Value::String(s) => s.trim().parse::<f64>().map(Some).map_err(|_| format!("expected a number, got {s:?}")),
+        other => Err(format!("expected a number, got {other}")),
+    }
+}
+
+fn text(v: &Value) -> Result<Option<String>, String> {
+    match v {
+        Value::Null => Ok(None),
+        Value::String(s) => Ok(Some(s.clone())),
+        Value::Number(n) => Ok(Some(n.to_string())),
+        Value::Bool(b) => Ok(Some(b.to_string())),
+        other => Err(format!("expected a string, got {other}")),
+    }
+}
+
+fn flag(v: &Value) -> Result<bool, String> {
+    match v {
+        Value::Null => Ok(false),
+        Value::Bool(b) => Ok(*b),
+        Value::Number(n) => Ok(n.as_f64().is_some_and(|x| x != 0.0)),
+        Value::String(s) => Ok(matches!(s.to_ascii_lowercase().as_str(), "true" | "1" | "yes" | "y")),
+        other => Err(format!("expected a boolean, got {other}")),
+    }
+}
+
+fn strings(v: &Value) -> Result<Vec<String>, String> {
+    match v {
+        Value::Null => Ok(Vec::new()),
+        Value::String(s) => Ok(s.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect()),
+        Value::Array(a) => a.iter().map(|x| text(x).map(Option::unwrap_or_default)).collect(),
+        other => Err(format!("expected a list of strings, got {other}")),
+    }
+}
+
+fn uint(v: &Value) -> Result<Option<u64>, String> {
+    Ok(num(v)?.map(|x| if x.is_finite() && x > 0.0 { x.round() as u64 } else { 0 }))
+}
+
+/// The CRIC pandaqueue fields read, and those known but without a scenario field (no warning).
+const QUEUE_FIELDS: &[&str] = &[
+    "atlas_site",
+    "site",
+    "status",
+    "type",
+    "capability",
+    "corecount",
+    "corepower",
+    "maxrss",
+    "minrss",
+    "maxtime",
+    "mintime",
+    "maxwdir",
+    "maxinputsize",
+    "maxdiskio",
+    "pledgedcpu",
+    "fairsharepolicy",
+    "catchall",
+    "direct_access_lan",
+    "direct_access_wan",
+    "wnconnectivity",
+    "astorages",
+    "num_slots",
+    "transferringlimit",
+    "releases",
+    "cmtconfigs",
+    "containers",
+    "architectures",
+    "name",
+    "panda_resource",
+];
+
+/// The attributes of one CRIC pandaqueue entry applied to `q`; returns the unknown field names.
+fn apply_queue(q: &mut PandaQueue, o: &Map<String, Value>) -> Result<Vec<String>, String> {
+    let mut unknown = Vec::new();
+    for (k, v) in o {
+        let r: Result<(), String> = (|| {
+            match k.as_str() {
+                "status" => {
+                    if let Some(s) = text(v)? {
+                        q.status = QueueStatus::parse(&s).ok_or_else(|| format!("unknown status {s:?}"))?;
+                    }
+                }
+                "type" => {
+                    if let Some(s) = text(v)? {
+                        q.kind = QueueKind::parse(&s)
+                            .ok_or_else(|| format!("type {s:?}: expected production, analysis or unified"))?;
+                    }
+                }
+                "capability" => q.capability = text(v)?.filter(|s| !s.is_empty()),
+                "corecount" => q.corecount = uint(v)?.map(|c| c.min(u64::from(u32::MAX)) as u32),
+                "corepower" => {
+                    if let Some(x) = num(v)?.filter(|x| *x > 0.0) {
+                        q.corepower = x;
+                    }
+                }
+                "maxrss" => q.maxrss = uint(v)?.unwrap_or(0),
+                "minrss" => q.minrss = uint(v)?.unwrap_or(0),
+                "maxtime" => q.maxtime = uint(v)?.unwrap_or(0),
+                "mintime" => q.mintime = uint(v)?.unwrap_or(0),
+                "maxwdir" => q.maxwdir = uint(v)?.unwrap_or(0),
+                "maxinputsize" => q.maxinputsize = num(v)?.map(|x| x.round() as i64),
+                "maxdiskio" => q.maxdiskio = num(v)?,
+                "pledgedcpu" => q.pledgedcpu = num(v)?,
+                "fairsharepolicy" => q.fairsharepolicy = text(v)?.unwrap_or_default(),
+                "catchall" => q.catchall = text(v)?.unwrap_or_default(),
+                "direct_access_lan" => q.direct_access_lan = flag(v)?,
+                "direct_access_wan" => q.direct_access_wan = flag(v)?,
+                "wnconnectivity" => q.wnconnectivity = text(v)?.filter(|s| !s.is_empty()),
+                "astorages" => {
+                    if let Value::Object(m) = v {
+                        for (act, rses) in m {
+                            q.astorages.insert(act.clone(), strings(rses)?);
+                        }
+                    } else if !v.is_null() {
+                        return Err("expected an object activity → [RSE]".into());
+                    }
+                }
+                "num_slots" => q.num_slots = uint(v)?,
+                "transferringlimit" => q.transferringlimit = uint(v)?.unwrap_or(0),
+                "releases" => {
+                    let r = strings(v)?;
+                    if !r.is_empty() {
+                        q.software.releases = r;
+                    }
+                }
+                "cmtconfigs" => q.software.cmtconfigs = strings(v)?,
+                "containers" => q.software.containers = strings(v)?,
+                "architectures" => {
+                    q.software.architectures = serde_json::from_value(v.clone()).map_err(|e| e.to_string())?
+                }
+                "atlas_site" | "site" | "name" | "panda_resource" => {}
+                _ => unknown.push(k.clone()),
+            }
+            Ok(())
+        })();
+        r.map_err(|e| format!("{k}: {e}"))?;
+    }
+    Ok(unknown)
+}
+
+fn parse_file(file: &str, text: &str) -> Result<Map<String, Value>, CricError> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => Err(CricError { file: file.into(), line: 1, col: 1, message: "expected a JSON object".into() }),
+        Err(e) => Err(CricError { file: file.into(), line: e.line(), col: e.column(), message: e.to_string() }),
+    }
+}
+
+/// Import files (`(name, text)`), each of any of the three forms.
+pub fn import(files: &[(String, String)], opt: Options) -> Result<Fragment, CricError> {
+    let mut frag = Fragment::default();
+    let mut site_info: BTreeMap<String, (BTreeMap<String, Option<f64>>, f64)> = BTreeMap::new();
+    let mut conn: Vec<(String, String, &Map<String, Value>)> = Vec::new();
+    let mut cric: BTreeMap<String, (&str, &Map<String, Value>)> = BTreeMap::new();
+    let parsed: Vec<(String, Map<String, Value>)> =
+        files.iter().map(|(f, t)| parse_file(f, t).map(|m| (f.clone(), m))).collect::<Result<_, _>>()?;
+    for (file, m) in &parsed {
+        let form = detect(m).ok_or_else(|| {
+            err(
+                file,
+                "cannot tell the form: expected site_info.json, site_conn_info.json or CRIC pandaqueue JSON entries"
+                    .into(),
+            )
+        })?;
+        frag.forms.push((file.clone(), form));
+        for (key, v) in m {
+            let o = v.as_object().ok_or_else(|| err(file, format!("{key}: expected an object")))?;
+            match form {
+                Form::SiteInfo => {
+                    let mut rses = BTreeMap::new();
+                    let mut gflops = 0.0;
+                    for (k, x) in o {
+                        match k.as_str() {
+                            "RSE" => {
+                                let r =
+                                    x.as_object().ok_or_else(|| err(file, format!("{key}.RSE: expected an object")))?;
+                                for (rse, tb) in r {
+                                    let tb = num(tb).map_err(|e| err(file, format!("{key}.RSE.{rse}: {e}")))?;
+                                    rses.insert(rse.clone(), tb.filter(|t| *t > 0.0));
+                                }
+                            }
+                            "GFLOPS" => {
+                                gflops = num(x).map_err(|e| err(file, format!("{key}.GFLOPS: {e}")))?.unwrap_or(0.0)
+                            }
+                            other => frag.warnings.push(format!("{file}: {key}: unknown field {other:?} ignored")),
+                        }
+                    }
+                    site_info.insert(key.clone(), (rses, gflops));
+                }
+                Form::SiteConn => {
+                    let (src, dst) =
+                        key.split_once(':').ok_or_else(|| err(file, format!("{key:?}: expected a \"SRC:DST\" key")))?;
+                    conn.push((src.to_string(), dst.to_string(), o));
+                }
+                Form::PandaQueues => {
+                    cric.insert(key.clone(), (file.as_str(), o));
+                }
+            }
+        }
+    }
+
+    // Sites of the link matrix.
+    let matrix: BTreeSet<&str> = conn.iter().flat_map(|(s, d, _)| [s.as_str(), d.as_str()]).collect();
+
+    // Queues and their sites.
+    let names: BTreeSet<&String> = site_info.keys().chain(cric.keys()).collect();
+    let mut unknown: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for name in names {
+        let rses = site_info.get(name).map(|(r, _)| r);
+        let atlas_site = cric
+            .get(name)
+            .and_then(|(_, o)| o.get("atlas_site").or_else(|| o.get("site")))
+            .and_then(|v| text(v).ok().flatten())
+            .filter(|s| !s.is_empty());
+        let site = atlas_site.unwrap_or_else(|| {
+            if matrix.contains(name.as_str()) {
+                return name.clone();
+            }
+            rses.and_then(|r| r.keys().map(|k| k.split('_').next().unwrap_or(k)).find(|p| matrix.contains(p)))
+                .map_or_else(|| name.clone(), str::to_string)
+        });
+        let mut q = PandaQueue::new(name, &site, QueueKind::Production);
+        if name.starts_with("ANALY_") {
+            q.kind = QueueKind::Analysis; // ATLAS's naming convention, overridden by CRIC `type`
+        }
+        if let Some((file, o)) = cric.get(name) {
+            for f in apply_queue(&mut q, o).map_err(|e| err(file, format!("{name}.{e}")))? {
+                *unknown.entry((file.to_string(), f)).or_default() += 1;
+            }
+        }
+        q.ces = vec![name.clone()];
+        frag.queues.push(q);
+    }
+    for ((file, field), n) in unknown {
+        if !QUEUE_FIELDS.contains(&field.as_str()) {
+            frag.warnings.push(format!("{file}: unknown field {field:?} ignored ({n} queue(s))"));
+        }
+    }
+
+    // Sites: one CE per queue.
+    let mut sites: BTreeMap<String, Vec<Ce>> = BTreeMap::new();
+    for q in &frag.queues {
+        let gflops = site_info.get(&q.name).map_or(0.0, |(_, g)| *g);
+        let slots = if gflops > 0.0 && opt.gflops_per_core > 0.0 {
+            (gflops / opt.gflops_per_core).round().clamp(1.0, f64::from(u32::MAX)) as u32
+        } else {
+            frag.warnings.push(format!("{}: no GFLOPS (site_info.json): its CE gets 1 slot", q.name));
+            1
+        };
+        let ce: Ce = ron::from_str(&format!("(name: {:?}, slots: {slots})", q.name)).expect("a CE with defaults");
+        sites.entry(q.site.clone()).or_default().push(ce);
+    }
+
+    // Storages.
+    let mut rse_site: BTreeMap<String, (String, Option<f64>)> = BTreeMap::new();
+    for q in &frag.queues {
+        if let Some((rses, _)) = site_info.get(&q.name) {
+            for (rse, tb) in rses {
+                let prefix = rse.split('_').next().unwrap_or(rse);
+                let site = if matrix.contains(prefix) || sites.contains_key(prefix) { prefix } else { q.site.as_str() };
+                rse_site.entry(rse.clone()).or_insert_with(|| (site.to_string(), *tb));
+            }
+        }
+    }
+    for (rse, (site, tb)) in rse_site {
+        sites.entry(site.clone()).or_insert_with(|| {
+            frag.warnings.push(format!("{rse}: its site {site:?} has no queue: the site gets a 1-slot CE"));
+            vec![ron::from_str(&format!("(name: {:?}, slots: 1)", format!("{site}-CE"))).expect("a CE")]
+        });
+        let tape = rse.contains("TAPE");
+        frag.storages.push(Storage {
+            name: rse,
+            site,
+            kind: if tape { StorageKind::Tape } else { StorageKind::Disk },
+            total_tb: tb,
+            used_tb: 0.0,
+            expired_tb: 0.0,
+            read_lan: StorageStatus::On,
+            write_lan: StorageStatus::On,
+            read_wan: StorageStatus::On,
+            write_wan: StorageStatus::On,
+        });
+    }
+    frag.sites = sites.into_iter().map(|(name, ces)| Site { name, ces }).collect();
+
+    // Links.
+    let keep: BTreeSet<&str> = frag.sites.iter().map(|s| s.name.as_str()).collect();
+    for (src, dst, o) in conn {
+        if !keep.is_empty() && (!keep.contains(src.as_str()) || !keep.contains(dst.as_str())) {
+            frag.foreign_links += 1;
+            continue;
+        }
+        let closeness = o.get("closeness").and_then(|c| c.get("latest")).and_then(Value::as_i64);
+        let closeness = match closeness {
+            None => 11, // no CRIC value: the farthest
+            Some(c) if (0..=11).contains(&c) => c as u8,
+            Some(_) => {
+                frag.blocked_links += 1;
+                continue;
+            }
+        };
+        let dashb = o.get("mbps").and_then(|m| m.get("dashb"));
+        let mbps = ["1h", "1d", "1w"]
+            .iter()
+            .filter_map(|k| dashb.and_then(|d| d.get(*k)).and_then(Value::as_f64))
+            .filter(|x| x.is_finite() && *x > 0.0)
+            .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
+        let bandwidth_mbps = mbps.unwrap_or_else(|| {
+            frag.default_bandwidth_links += 1;
+            opt.default_mbps
+        });
+        let queued_files = o
+            .get("files")
+            .and_then(|f| f.get("queued-total"))
+            .and_then(Value::as_f64)
+            .filter(|x| x.is_finite() && *x > 0.0)
+            .map_or(0, |x| x.round() as u64);
+        frag.network.push(Link {
+            from: src,
+            to: dst,
+            bandwidth_mbps,
+            latency_ms: 0.0,
+            closeness,
+            queued_files,
+            max_active_transfers: None,
+        });
+    }
+    Ok(frag)
+}
+
+fn pretty<T: serde::Serialize>(v: &T) -> String {
+    let cfg = ron::ser::PrettyConfig::new().indentor("    ".to_string()).struct_names(false);
+    ron::ser::to_string_pretty(v, cfg).unwrap_or_else(|e| format!("/* {e} */"))
+}
+
+/// The scenario fragment: comment lines with the forms and counts, then `sites`, `storages`,
+/// `network` and `panda: (queues: [...])` fields to paste into a scenario (an empty part is
+/// left out). Parses back inside `Scenario(name: …, duration_s: …, <fragment> )` (tested).
+pub fn to_ron_fragment(f: &Fragment, opt: Options) -> String {
+    let mut s = String::new();
+    for (file, form) in &f.forms {
+        s += &format!("// {file}: {form:?}\n");
+    }
+    let slots: u64 = f.sites.iter().flat_map(|x| &x.ces).map(|c| u64::from(c.slots)).sum();
+    s += &format!(
+        "// {} queues on {} sites ({slots} slots at {} GFLOPS per core), {} storages, {} links ({} dropped as blocked, {} between other sites, {} at the default {} Mbps)\n",
+        f.queues.len(),
+        f.sites.len(),
+        opt.gflops_per_core,
+        f.storages.len(),
+        f.network.len(),
+        f.blocked_links,
+        f.foreign_links,
+        f.default_bandwidth_links,
+        opt.default_mbps
+    );
+    if !f.sites.is_empty() {
+        s += &format!("sites: {},\n", pretty(&f.sites));
+    }
+    if !f.storages.is_empty() {
+        s += &format!("storages: {},\n", pretty(&f.storages));
+    }
+    if !f.network.is_empty() {
+        s += &format!("network: {},\n", pretty(&f.network));
+    }
+    if !f.queues.is_empty() {
+        s += &format!("panda: (queues: {}),\n", pretty(&f.queues));
+    }
+    s
+}

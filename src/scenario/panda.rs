@@ -1,0 +1,194 @@
+//! The `panda` section of a scenario (issue 11 items 1–2): PanDA as a WMS beside (or instead of)
+//! `dirac`. It names what the PanDA decision modules of `crate::panda` read, with their real
+//! defaults, and is validated like the `dirac` section (`panda.queues[3].maxrss`, see
+//! [`check`]). The WMS that runs it (`wms/panda`) is not in this build yet: a scenario with both
+//! sections runs DIRAC only and says so ([`super::warnings`]); a PanDA-only scenario is refused by
+//! `sim::run`.
+//!
+//! ```text
+//! panda: (
+//!     variant: Seed,                    // or PandaServer: every module's variant at once
+//!     variants: (job_broker: Some(PandaServer)),   // per-module override, wins over `variant`
+//!     gdpconfig: (...),                 // panda::gdpconfig::GdpConfig (network, dispatch, throttle)
+//!     task_brokerage: (...), job_brokerage: (...), anal_brokerage: (...), timeouts: (...),
+//!     gshares: [ (name: "Data Derivations", value: 10), ... ],   // panda::gshare::ShareNode tree
+//!     nuclei: [ (site: "BNL", output_storages: ["BNL_DATADISK"], input_storages: [...]) ],
+//!     queues: [ (name: "BNL", site: "BNL", type: production, corecount: Some(8), ...) ],
+//!     harvester: (...),                 // [submitter] of panda_harvester.cfg
+//!     tasks: [...], analysis: [...], replay: [...],   // the workload, see `workload`
+//! )
+//! ```
+//!
+//! Variants: one switch, [`PandaVariant`], sets every module's variant the way
+//! `dirac.preset` sets DIRAC's options; [`PandaVariants`] overrides one module.
+//!
+//! | module | `Seed` (default) | `PandaServer` |
+//! |---|---|---|
+//! | `panda::task_broker` | `TaskBrokerVariant::Seed` | `TaskBrokerVariant::PandaServer` |
+//! | `panda::job_broker` | `JobBrokerVariant::Seed` | `JobBrokerVariant::PandaServer` |
+//! | `panda::network` | `NetworkVariant::Seed` (follows `job_broker` unless set) | `NetworkVariant::PandaServer` |
+//! | `panda::anal_broker` | `AnalBrokerVariant::Seed` | `AnalBrokerVariant::PandaServer` |
+//! | `panda::arch` | `ArchVariant::Seed` | `ArchVariant::PandaServer` |
+//! | `panda::timeouts` | `TimeoutVariant::Seed` | `TimeoutVariant::PandaServer` |
+//! | `panda::harvester` | `AdjusterVariant::Reference` (reference §8) | `AdjusterVariant::HarvesterHead` (the code) |
+//!
+//! The module parameter structs also carry a `variant` field of their own (`job_brokerage.variant`,
+//! `gdpconfig.network.variant`, …); in a scenario those are set from the resolved variants
+//! ([`PandaConfig::job_broker_params`] …) and writing anything but the default there is an error
+//! that points to `panda.variants`.
+
+pub mod check;
+pub mod queue;
+pub mod replay;
+pub mod workload;
+
+use serde::{Deserialize, Serialize};
+
+use crate::panda::anal_broker::{AnalBrokerParams, AnalBrokerVariant};
+use crate::panda::arch::ArchVariant;
+use crate::panda::gdpconfig::GdpConfig;
+use crate::panda::gshare::ShareNode;
+use crate::panda::harvester::adjuster::AdjusterVariant;
+use crate::panda::harvester::config::SubmitterSettings;
+use crate::panda::job_broker::{JobBrokerParams, JobBrokerVariant};
+use crate::panda::network::{NetworkSettings, NetworkVariant};
+use crate::panda::task_broker::{TaskBrokerVariant, TaskBrokerageParams};
+use crate::panda::timeouts::{TimeoutParams, TimeoutVariant};
+
+pub use queue::{Nucleus, PandaQueue, QueueKind, QueueStatus};
+pub use replay::{JobRecord, ReplayStream};
+pub use workload::{AnalysisStream, DatasetConfig, ProductionStream, ReplicaConfig};
+
+/// Which PanDA the modules follow where the seed page and panda-server 1.0.4 differ (DESIGN.md
+/// "Faithfulness": the seed is the default, the code a named variant).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum PandaVariant {
+    /// Seed 004 (the PanDA brokerage documentation) read literally.
+    #[default]
+    Seed,
+    /// panda-server 1.0.4 (and HSF/harvester HEAD for Harvester), reference `panda.md`.
+    PandaServer,
+}
+
+/// Per-module overrides of [`PandaConfig::variant`]; `None` (default) follows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PandaVariants {
+    pub task_broker: Option<TaskBrokerVariant>,
+    pub job_broker: Option<JobBrokerVariant>,
+    /// Unset: the job broker's (`JobBrokerVariant::network`), as the code pairs them.
+    pub network: Option<NetworkVariant>,
+    pub anal_broker: Option<AnalBrokerVariant>,
+    pub arch: Option<ArchVariant>,
+    pub timeouts: Option<TimeoutVariant>,
+    pub harvester: Option<AdjusterVariant>,
+}
+
+/// Every module's variant, resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PandaRules {
+    pub task_broker: TaskBrokerVariant,
+    pub job_broker: JobBrokerVariant,
+    pub network: NetworkVariant,
+    pub anal_broker: AnalBrokerVariant,
+    pub arch: ArchVariant,
+    pub timeouts: TimeoutVariant,
+    pub harvester: AdjusterVariant,
+}
+
+/// The PanDA WMS configuration of a scenario. Every sub-structure keeps the defaults of the module
+/// that owns it (panda-server 1.0.4's code fallbacks, Harvester's template values).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PandaConfig {
+    /// Seed (default) or PandaServer for every module (table in the module doc).
+    pub variant: PandaVariant,
+    /// Per-module overrides of `variant`.
+    pub variants: PandaVariants,
+    /// The gdpconfig table (`ATLAS_PANDA.CONFIG`) as `pilotsim import gdpconfig` writes it.
+    pub gdpconfig: GdpConfig,
+    /// Task brokerage keys (component `taskbrokerage`, reference §1 "Parameters").
+    pub task_brokerage: TaskBrokerageParams,
+    /// Production job brokerage keys (component `jobbroker`, reference §2 "Parameters").
+    pub job_brokerage: JobBrokerParams,
+    /// Analysis job brokerage keys (reference §4 "Parameters").
+    pub anal_brokerage: AnalBrokerParams,
+    /// Timeout and rebrokerage keys (reference §6).
+    pub timeouts: TimeoutParams,
+    /// The global-share tree (`ATLAS_PANDA.GLOBAL_SHARES`); tasks name a leaf.
+    pub gshares: Vec<ShareNode>,
+    /// Nuclei and satellites (task brokerage candidates).
+    pub nuclei: Vec<Nucleus>,
+    /// PanDA queues on the grid's sites and CEs.
+    pub queues: Vec<PandaQueue>,
+    /// Harvester's `[submitter]` settings (`panda_harvester.cfg`, reference §8).
+    pub harvester: SubmitterSettings,
+    /// Production task streams.
+    pub tasks: Vec<ProductionStream>,
+    /// Analysis task streams.
+    pub analysis: Vec<AnalysisStream>,
+    /// Job-record streams replayed from PanDA job tables (CSV).
+    pub replay: Vec<ReplayStream>,
+}
+
+impl PandaVariant {
+    /// Every module's variant for this switch alone.
+    pub fn rules(self) -> PandaRules {
+        let seed = self == PandaVariant::Seed;
+        PandaRules {
+            task_broker: if seed { TaskBrokerVariant::Seed } else { TaskBrokerVariant::PandaServer },
+            job_broker: if seed { JobBrokerVariant::Seed } else { JobBrokerVariant::PandaServer },
+            network: if seed { NetworkVariant::Seed } else { NetworkVariant::PandaServer },
+            anal_broker: if seed { AnalBrokerVariant::Seed } else { AnalBrokerVariant::PandaServer },
+            arch: if seed { ArchVariant::Seed } else { ArchVariant::PandaServer },
+            timeouts: if seed { TimeoutVariant::Seed } else { TimeoutVariant::PandaServer },
+            harvester: if seed { AdjusterVariant::Reference } else { AdjusterVariant::HarvesterHead },
+        }
+    }
+}
+
+impl PandaConfig {
+    /// The variants, resolved: an override where written, the switch's otherwise.
+    pub fn rules(&self) -> PandaRules {
+        let base = self.variant.rules();
+        let o = &self.variants;
+        let job_broker = o.job_broker.unwrap_or(base.job_broker);
+        PandaRules {
+            task_broker: o.task_broker.unwrap_or(base.task_broker),
+            job_broker,
+            network: o.network.unwrap_or_else(|| job_broker.network()),
+            anal_broker: o.anal_broker.unwrap_or(base.anal_broker),
+            arch: o.arch.unwrap_or(base.arch),
+            timeouts: o.timeouts.unwrap_or(base.timeouts),
+            harvester: o.harvester.unwrap_or(base.harvester),
+        }
+    }
+
+    /// `job_brokerage` with the resolved variant.
+    pub fn job_broker_params(&self) -> JobBrokerParams {
+        JobBrokerParams { variant: self.rules().job_broker, ..self.job_brokerage.clone() }
+    }
+
+    /// `anal_brokerage` with the resolved variant.
+    pub fn anal_broker_params(&self) -> AnalBrokerParams {
+        AnalBrokerParams { variant: self.rules().anal_broker, ..self.anal_brokerage.clone() }
+    }
+
+    /// `timeouts` with the resolved variant.
+    pub fn timeout_params(&self) -> TimeoutParams {
+        TimeoutParams { variant: self.rules().timeouts, ..self.timeouts.clone() }
+    }
+
+    /// `gdpconfig.network` with the resolved variant.
+    pub fn network_settings(&self) -> NetworkSettings {
+        NetworkSettings { variant: self.rules().network, ..self.gdpconfig.network.clone() }
+    }
+
+    /// The queue named `name`.
+    pub fn queue(&self, name: &str) -> Option<&PandaQueue> {
+        self.queues.iter().find(|q| q.name == name)
+    }
+}
+
+#[cfg(test)]
+mod tests;

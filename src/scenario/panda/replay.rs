@@ -1,0 +1,377 @@
+//! Replay of PanDA job records (issue 11 item 2): a CSV with the columns of
+//! `data/panda_cgsim/jan_100_BNL.csv` (the `ATLAS_PANDA.JOBSARCHIVED` columns CGSim exports), read
+//! when the scenario is loaded. Each record becomes one job submitted at its `creationtime`
+//! (shifted so that the earliest record arrives at the stream's `start_s`) to its
+//! `computingsite` (a `panda.queues[]` name, or the stream's `queue`).
+//!
+//! Errors are `FILE:LINE: column: what was expected`. The header names the columns (any order;
+//! unknown extra columns are ignored); every column of [`COLUMNS`] must be there. Empty cells are
+//! `None` except in `pandaid`, `creationtime`, `computingsite` and `corecount`. Times are UTC
+//! `YYYY-MM-DD HH:MM:SS`, stored as seconds since 1970-01-01. Quoted cells (`"a,b"`, `""` for a
+//! quote) are read as RFC 4180 says.
+
+use serde::{Deserialize, Serialize};
+
+/// The columns of a job-record CSV.
+pub const COLUMNS: &[&str] = &[
+    "pandaid",
+    "creationtime",
+    "starttime",
+    "endtime",
+    "computingelement",
+    "assignedpriority",
+    "currentpriority",
+    "jobstatus",
+    "jobname",
+    "cpuconsumptiontime",
+    "computingsite",
+    "cpuconversion",
+    "job_walltime",
+    "job_queuetime",
+    "cpu_eff",
+    "destinationdblock",
+    "destinationse",
+    "sourcesite",
+    "transfertype",
+    "corecount",
+    "ninputdatafiles",
+    "inputfilebytes",
+    "noutputdatafiles",
+    "outputfilebytes",
+    "piloterrorcode",
+    "exeerrorcode",
+    "ddmerrorcode",
+    "jobdispatchererrorcode",
+    "taskbuffererrorcode",
+    "pilottiming",
+];
+
+/// A stream of replayed job records.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplayStream {
+    /// Stream name, unique among `tasks`, `analysis` and `replay`.
+    pub name: String,
+    /// The CSV file, relative to the scenario file.
+    pub file: String,
+    /// When the earliest record arrives, s (default 0).
+    #[serde(default)]
+    pub start_s: f64,
+    /// Send every record to this queue instead of its `computingsite` (`None` default).
+    #[serde(default)]
+    pub queue: Option<String>,
+    /// The records, read from `file` when the scenario is loaded (not written in the scenario).
+    #[serde(skip)]
+    pub records: Vec<JobRecord>,
+}
+
+/// One job record (a row of the CSV).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct JobRecord {
+    pub pandaid: u64,
+    /// Seconds since 1970-01-01 UTC.
+    pub creation_s: i64,
+    pub start_s: Option<i64>,
+    pub end_s: Option<i64>,
+    pub computingelement: String,
+    pub assignedpriority: Option<i64>,
+    pub currentpriority: Option<i64>,
+    pub jobstatus: String,
+    pub jobname: String,
+    /// CPU seconds consumed.
+    pub cpuconsumptiontime: Option<f64>,
+    pub computingsite: String,
+    pub cpuconversion: Option<f64>,
+    /// Seconds.
+    pub job_walltime: Option<f64>,
+    pub job_queuetime: Option<f64>,
+    pub cpu_eff: Option<f64>,
+    pub destinationdblock: String,
+    pub destinationse: String,
+    pub sourcesite: String,
+    pub transfertype: String,
+    pub corecount: u32,
+    pub ninputdatafiles: Option<f64>,
+    pub inputfilebytes: Option<f64>,
+    pub noutputdatafiles: Option<f64>,
+    pub outputfilebytes: Option<f64>,
+    pub piloterrorcode: Option<i64>,
+    pub exeerrorcode: Option<i64>,
+    pub ddmerrorcode: Option<i64>,
+    pub jobdispatchererrorcode: Option<i64>,
+    pub taskbuffererrorcode: Option<i64>,
+    /// The pilot's phase timings, s (`a|b|c…`).
+    pub pilottiming: Vec<f64>,
+}
+
+/// A CSV that cannot be read: `line` is 1-based (the header is line 1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayError {
+    pub line: usize,
+    /// The column, empty for errors of the whole line.
+    pub column: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.column.is_empty() {
+            write!(f, "{}: {}", self.line, self.message)
+        } else {
+            write!(f, "{}: {}: {}", self.line, self.column, self.message)
+        }
+    }
+}
+
+/// Split one CSV line into cells (RFC 4180 quoting within the line).
+fn split_line(line: &str) -> Result<Vec<String>, String> {
+    let mut cells = Vec::new();
+    let mut cur = String::new();
+    let mut chars = line.chars().peekable();
+    let mut quoted = false;
+    let mut at_start = true;
+    while let Some(c) = chars.next() {
+        if quoted {
+            if c == '"' {
+                if chars.peek() == Some(&'"') {
+                    chars.next();
+                    cur.push('"');
+                } else {
+                    quoted = false;
+                }
+            } else {
+                cur.push(c);
+            }
+        } else if c == '"' && at_start {
+            quoted = true;
+            at_start = false;
+        } else if c == ',' {
+            cells.push(std::mem::take(&mut cur));
+            at_start = true;
+        } else {
+            cur.push(c);
+            at_start = false;
+        }
+    }
+    if quoted {
+        return Err("a quoted cell is not closed on its line".into());
+    }
+    cells.push(cur);
+    Ok(cells)
+}
+
+/// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// `YYYY-MM-DD HH:MM:SS` (UTC) as seconds since the epoch.
+pub fn parse_time(s: &str) -> Option<i64> {
+    let (date, time) = s.trim().split_once(' ')?;
+    let d: Vec<&str> = date.split('-').collect();
+    let t: Vec<&str> = time.split(':').collect();
+    if d.len() != 3 || t.len() != 3 || d[0].len() != 4 {
+        return None;
+    }
+    let num =
+        |x: &str| -> Option<i64> { (!x.is_empty() && x.bytes().all(|b| b.is_ascii_digit())).then(|| x.parse().ok())? };
+    let (y, mo, da) = (num(d[0])?, num(d[1])?, num(d[2])?);
+    let (h, mi, se) = (num(t[0])?, num(t[1])?, num(t[2])?);
+    let mdays = [
+        31,
+        if y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    if !(1..=12).contains(&mo) || da < 1 || da > mdays[(mo - 1) as usize] || h > 23 || mi > 59 || se > 60 {
+        return None;
+    }
+    Some(days_from_civil(y, mo, da) * 86_400 + h * 3600 + mi * 60 + se)
+}
+
+struct Row<'a> {
+    line: usize,
+    cells: &'a [String],
+    index: &'a [usize],
+}
+
+impl Row<'_> {
+    fn cell(&self, k: usize) -> &str {
+        self.cells[self.index[k]].trim()
+    }
+
+    fn err(&self, k: usize, message: String) -> ReplayError {
+        ReplayError { line: self.line, column: COLUMNS[k].to_string(), message }
+    }
+
+    fn text(&self, k: usize) -> String {
+        self.cell(k).to_string()
+    }
+
+    fn required_text(&self, k: usize) -> Result<String, ReplayError> {
+        let v = self.cell(k);
+        if v.is_empty() { Err(self.err(k, "expected a value, got an empty cell".into())) } else { Ok(v.to_string()) }
+    }
+
+    fn time(&self, k: usize) -> Result<Option<i64>, ReplayError> {
+        let v = self.cell(k);
+        if v.is_empty() {
+            return Ok(None);
+        }
+        parse_time(v)
+            .map(Some)
+            .ok_or_else(|| self.err(k, format!("expected a UTC time YYYY-MM-DD HH:MM:SS, got {v:?}")))
+    }
+
+    fn float(&self, k: usize) -> Result<Option<f64>, ReplayError> {
+        let v = self.cell(k);
+        if v.is_empty() {
+            return Ok(None);
+        }
+        match v.parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(Some(x)),
+            _ => Err(self.err(k, format!("expected a number, got {v:?}"))),
+        }
+    }
+
+    fn int(&self, k: usize) -> Result<Option<i64>, ReplayError> {
+        let v = self.cell(k);
+        if v.is_empty() {
+            return Ok(None);
+        }
+        // Integer columns are sometimes exported as floats (`10.0`): accept whole numbers.
+        if let Ok(n) = v.parse::<i64>() {
+            return Ok(Some(n));
+        }
+        match v.parse::<f64>() {
+            Ok(x) if x.is_finite() && x.fract() == 0.0 && x.abs() < 9.0e15 => Ok(Some(x as i64)),
+            _ => Err(self.err(k, format!("expected an integer, got {v:?}"))),
+        }
+    }
+}
+
+fn col(name: &str) -> usize {
+    COLUMNS.iter().position(|c| *c == name).expect("a known column")
+}
+
+/// Read a job-record CSV.
+pub fn read_csv(text: &str) -> Result<Vec<JobRecord>, ReplayError> {
+    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+    let Some((h, header)) = lines.next() else {
+        return Err(ReplayError {
+            line: 1,
+            column: String::new(),
+            message: "empty file: expected a header line".into(),
+        });
+    };
+    let header_line = h + 1;
+    let names = split_line(header.trim_start_matches('\u{feff}')).map_err(|m| ReplayError {
+        line: header_line,
+        column: String::new(),
+        message: m,
+    })?;
+    let mut index = Vec::with_capacity(COLUMNS.len());
+    for c in COLUMNS {
+        match names.iter().position(|n| n.trim() == *c) {
+            Some(i) => index.push(i),
+            None => {
+                return Err(ReplayError {
+                    line: header_line,
+                    column: c.to_string(),
+                    message: "expected this column in the header".into(),
+                });
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (i, l) in lines {
+        let line = i + 1;
+        let cells = split_line(l).map_err(|m| ReplayError { line, column: String::new(), message: m })?;
+        if cells.len() != names.len() {
+            return Err(ReplayError {
+                line,
+                column: String::new(),
+                message: format!("expected {} cells as in the header, got {}", names.len(), cells.len()),
+            });
+        }
+        let r = Row { line, cells: &cells, index: &index };
+        let pandaid = match r.int(col("pandaid"))? {
+            Some(n) if n >= 0 => n as u64,
+            _ => return Err(r.err(col("pandaid"), format!("expected a job id ≥ 0, got {:?}", r.cell(col("pandaid"))))),
+        };
+        let creation_s = r
+            .time(col("creationtime"))?
+            .ok_or_else(|| r.err(col("creationtime"), "expected a UTC time, got an empty cell".into()))?;
+        let corecount = match r.int(col("corecount"))? {
+            Some(n) if (1..=i64::from(u32::MAX)).contains(&n) => n as u32,
+            _ => return Err(r.err(col("corecount"), format!("expected cores ≥ 1, got {:?}", r.cell(col("corecount"))))),
+        };
+        let timing = r.cell(col("pilottiming"));
+        let mut pilottiming = Vec::new();
+        if !timing.is_empty() {
+            for part in timing.split('|') {
+                match part.trim().parse::<f64>() {
+                    Ok(x) if x.is_finite() => pilottiming.push(x),
+                    _ => {
+                        return Err(
+                            r.err(col("pilottiming"), format!("expected numbers separated by '|', got {timing:?}"))
+                        );
+                    }
+                }
+            }
+        }
+        let rec = JobRecord {
+            pandaid,
+            creation_s,
+            start_s: r.time(col("starttime"))?,
+            end_s: r.time(col("endtime"))?,
+            computingelement: r.text(col("computingelement")),
+            assignedpriority: r.int(col("assignedpriority"))?,
+            currentpriority: r.int(col("currentpriority"))?,
+            jobstatus: r.text(col("jobstatus")),
+            jobname: r.text(col("jobname")),
+            cpuconsumptiontime: r.float(col("cpuconsumptiontime"))?,
+            computingsite: r.required_text(col("computingsite"))?,
+            cpuconversion: r.float(col("cpuconversion"))?,
+            job_walltime: r.float(col("job_walltime"))?,
+            job_queuetime: r.float(col("job_queuetime"))?,
+            cpu_eff: r.float(col("cpu_eff"))?,
+            destinationdblock: r.text(col("destinationdblock")),
+            destinationse: r.text(col("destinationse")),
+            sourcesite: r.text(col("sourcesite")),
+            transfertype: r.text(col("transfertype")),
+            corecount,
+            ninputdatafiles: r.float(col("ninputdatafiles"))?,
+            inputfilebytes: r.float(col("inputfilebytes"))?,
+            noutputdatafiles: r.float(col("noutputdatafiles"))?,
+            outputfilebytes: r.float(col("outputfilebytes"))?,
+            piloterrorcode: r.int(col("piloterrorcode"))?,
+            exeerrorcode: r.int(col("exeerrorcode"))?,
+            ddmerrorcode: r.int(col("ddmerrorcode"))?,
+            jobdispatchererrorcode: r.int(col("jobdispatchererrorcode"))?,
+            taskbuffererrorcode: r.int(col("taskbuffererrorcode"))?,
+            pilottiming,
+        };
+        if let (Some(s), Some(e)) = (rec.start_s, rec.end_s)
+            && e < s
+        {
+            return Err(r.err(col("endtime"), "expected a time not before starttime".into()));
+        }
+        out.push(rec);
+    }
+    Ok(out)
+}

@@ -1,0 +1,397 @@
+//! Tests of the `panda` section: the example scenario under tests/data, validation paths,
+//! round trip, variants, replay CSV errors, and the CRIC import (inline and real files).
+
+use std::path::PathBuf;
+
+use super::*;
+use crate::grid::config::StorageKind;
+use crate::scenario::cric::{self, Form, Options};
+use crate::scenario::{LoadError, Scenario, load_file, parse, validate, warnings};
+use crate::workload::config::Arrival;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn example() -> Scenario {
+    load_file(&root().join("tests/data/panda_example.ron")).unwrap().scenario
+}
+
+fn panda(s: &mut Scenario) -> &mut PandaConfig {
+    s.panda.as_mut().unwrap()
+}
+
+fn problems_of(f: impl Fn(&mut Scenario)) -> Vec<crate::scenario::Problem> {
+    let mut s = example();
+    f(&mut s);
+    validate(&s)
+}
+
+fn has(f: impl Fn(&mut Scenario), path: &str) -> bool {
+    let p = problems_of(f);
+    let ok = p.iter().any(|x| x.path == path);
+    if !ok {
+        eprintln!("no problem at {path}: {p:?}");
+    }
+    ok
+}
+
+#[test]
+fn the_example_with_dirac_and_panda_validates_and_warns_it_is_not_simulated() {
+    let s = example();
+    assert_eq!(validate(&s), vec![]);
+    let p = s.panda.as_ref().unwrap();
+    assert_eq!(p.queues.len(), 3);
+    assert_eq!(p.replay[0].records.len(), 100, "jan_100_BNL.csv");
+    assert_eq!(p.replay[0].records[0].pandaid, 6486070333);
+    assert_eq!(p.queue("BNL").unwrap().cores(), 8);
+    assert_eq!(p.queue("AGLT2").unwrap().corepower, 10.0, "PanDA's assumed corepower");
+    assert_eq!(s.storages[2].write_wan, crate::grid::config::StorageStatus::Test);
+    let w = warnings(&s);
+    assert!(w.iter().any(|w| w.path == "panda" && w.message.contains("validated but not simulated yet")), "{w:?}");
+    // The example's pull queue has maxWorkers; defaults are Harvester's.
+    assert_eq!(p.queues[2].harvester, crate::panda::harvester::config::HarvesterQueueConfig::default());
+    assert_eq!(p.harvester.max_new_workers, Some(500));
+    assert_eq!(p.harvester.sleep_time, 60);
+    // `--set` keeps the records read from the file.
+    let set = crate::scenario::overrides::apply(&s, &["panda.queues[BNL].maxrss=8000".to_string()]).unwrap();
+    let q = set.panda.as_ref().unwrap();
+    assert_eq!((q.queues[0].maxrss, q.replay[0].records.len()), (8000, 100));
+}
+
+#[test]
+fn a_full_panda_section_round_trips_through_ron() {
+    let s = example();
+    let mut p = s.panda.clone().unwrap();
+    let text = ron::ser::to_string_pretty(&p, ron::ser::PrettyConfig::new()).unwrap();
+    let back: PandaConfig = ron::Options::default()
+        .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
+        .from_str(&text)
+        .unwrap();
+    for r in &mut p.replay {
+        r.records.clear(); // read from the file, not written
+    }
+    assert_eq!(back, p);
+    // And the whole scenario.
+    let whole = ron::ser::to_string_pretty(&s, ron::ser::PrettyConfig::new()).unwrap();
+    let again = parse(&whole, "x").unwrap();
+    assert_eq!(again.storages, s.storages);
+    assert_eq!(again.panda.unwrap().queues, s.panda.unwrap().queues);
+}
+
+#[test]
+fn the_variant_sets_every_module_and_an_override_wins() {
+    use crate::panda::job_broker::JobBrokerVariant;
+    use crate::panda::network::NetworkVariant;
+    let mut c = PandaConfig::default();
+    let r = c.rules();
+    assert_eq!((r.job_broker, r.network, r.arch), (JobBrokerVariant::Seed, NetworkVariant::Seed, ArchVariant::Seed));
+    assert_eq!(r.harvester, AdjusterVariant::Reference);
+    c.variant = PandaVariant::PandaServer;
+    let r = c.rules();
+    assert_eq!(r.task_broker, TaskBrokerVariant::PandaServer);
+    assert_eq!((r.timeouts, r.harvester), (TimeoutVariant::PandaServer, AdjusterVariant::HarvesterHead));
+    c.variants.arch = Some(ArchVariant::Seed);
+    c.variants.job_broker = Some(JobBrokerVariant::Seed);
+    let r = c.rules();
+    assert_eq!(r.arch, ArchVariant::Seed);
+    assert_eq!(r.network, NetworkVariant::Seed, "the network follows the job broker unless set");
+    assert_eq!(c.job_broker_params().variant, JobBrokerVariant::Seed);
+    assert_eq!(c.anal_broker_params().variant, AnalBrokerVariant::PandaServer);
+    assert_eq!(c.network_settings().variant, NetworkVariant::Seed);
+    assert_eq!(c.timeout_params().variant, TimeoutVariant::PandaServer);
+    // The example overrides the job broker only.
+    let e = example();
+    let r = e.panda.as_ref().unwrap().rules();
+    assert_eq!(
+        (r.job_broker, r.network, r.task_broker),
+        (JobBrokerVariant::PandaServer, NetworkVariant::PandaServer, TaskBrokerVariant::Seed)
+    );
+}
+
+#[test]
+fn unknown_references_are_reported_with_their_paths() {
+    assert!(has(|s| panda(s).queues[0].site = "Nowhere".into(), "panda.queues[0].site"));
+    assert!(has(|s| panda(s).queues[1].ces = vec!["gate01.aglt2.org".into()], "panda.queues[1].ces[0]"));
+    assert!(has(|s| panda(s).nuclei[0].site = "Nowhere".into(), "panda.nuclei[0].site"));
+    assert!(has(|s| panda(s).nuclei[1].output_storages = vec!["X".into()], "panda.nuclei[1].output_storages[0]"));
+    assert!(has(
+        |s| panda(s).queues[0].astorages.insert("read_lan".into(), vec!["X".into()]).map(|_| ()).unwrap_or(()),
+        "panda.queues[0].astorages[\"read_lan\"][0]"
+    ));
+    assert!(has(
+        |s| panda(s).queues[0].astorages.insert("fetch".into(), vec![]).map(|_| ()).unwrap_or(()),
+        "panda.queues[0].astorages[\"fetch\"]"
+    ));
+    assert!(has(
+        |s| panda(s).tasks[0].inputs[0].replicas[1].storage = "X".into(),
+        "panda.tasks[0].inputs[0].replicas[1].storage"
+    ));
+    assert!(has(|s| panda(s).tasks[0].gshare = "Nope".into(), "panda.tasks[0].gshare"));
+    let p = problems_of(|s| panda(s).tasks[0].gshare = "Production".into());
+    assert!(p.iter().any(|p| p.path == "panda.tasks[0].gshare" && p.message.contains("not a leaf")), "{p:?}");
+    assert!(has(|s| panda(s).analysis[0].gshare = "Nope".into(), "panda.analysis[0].gshare"));
+    assert!(has(|s| panda(s).replay[0].queue = Some("Nope".into()), "panda.replay[0].queue"));
+    let p = problems_of(|s| panda(s).queues[0].name = "BNL_X".into());
+    assert!(p.iter().any(|p| p.path == "panda.replay[0].file" && p.message.contains("computingsite \"BNL\"")), "{p:?}");
+    assert!(
+        problems_of(|s| {
+            panda(s).queues[0].name = "BNL_X".into();
+            panda(s).replay[0].queue = Some("BNL_X".into());
+        })
+        .is_empty()
+    );
+    assert!(has(|s| s.storages[0].site = "Nowhere".into(), "storages[0].site"));
+}
+
+#[test]
+fn duplicate_names_are_reported() {
+    assert!(has(|s| panda(s).queues[1].name = "BNL".into(), "panda.queues[1].name"));
+    assert!(has(|s| panda(s).nuclei[1].site = "BNL".into(), "panda.nuclei[1].site"));
+    assert!(has(|s| panda(s).gshares[1].children[0].name = "Production".into(), "panda.gshares[1].children[0].name"));
+    assert!(has(|s| panda(s).analysis[0].name = "mc_simul".into(), "panda.analysis[0].name"));
+    assert!(has(|s| s.storages[1].name = "BNL_DATADISK".into(), "storages[1].name"));
+}
+
+#[test]
+fn numbers_out_of_range_are_reported() {
+    assert!(has(|s| panda(s).queues[1].minrss = 8000, "panda.queues[1].maxrss"));
+    assert!(has(
+        |s| {
+            panda(s).queues[0].mintime = 200000;
+        },
+        "panda.queues[0].maxtime"
+    ));
+    assert!(has(|s| panda(s).queues[2].pledgedcpu = Some(-2.0), "panda.queues[2].pledgedcpu"));
+    assert!(has(|s| panda(s).queues[2].maxinputsize = Some(-5), "panda.queues[2].maxinputsize"));
+    assert!(has(|s| panda(s).queues[2].corepower = 0.0, "panda.queues[2].corepower"));
+    assert!(has(|s| panda(s).queues[2].capability = Some("mega".into()), "panda.queues[2].capability"));
+    assert!(has(|s| panda(s).queues[0].harvester.max_workers = Some(-1), "panda.queues[0].harvester.maxWorkers"));
+    assert!(has(|s| panda(s).tasks[0].count = 0, "panda.tasks[0].count"));
+    assert!(has(|s| panda(s).tasks[0].cpu_time = -1.0, "panda.tasks[0].cpu_time"));
+    assert!(has(|s| panda(s).tasks[0].core_count = 0, "panda.tasks[0].core_count"));
+    assert!(has(
+        |s| panda(s).tasks[0].inputs[0].replicas[1].fraction = 1.5,
+        "panda.tasks[0].inputs[0].replicas[1].fraction"
+    ));
+    assert!(has(|s| panda(s).tasks[0].inputs[0].files = 0, "panda.tasks[0].inputs[0].files"));
+    assert!(has(
+        |s| panda(s).tasks[0].arrival = Arrival::Spread { start_s: 5.0, end_s: 1.0 },
+        "panda.tasks[0].arrival.end_s"
+    ));
+    assert!(has(|s| panda(s).tasks[1].inputs.clear(), "panda.tasks[1].n_events_per_job"));
+    assert!(has(|s| panda(s).analysis[0].jobs_per_task = 0, "panda.analysis[0].jobs_per_task"));
+    assert!(has(|s| panda(s).gshares[0].value = -1.0, "panda.gshares[0].value"));
+    assert!(has(|s| panda(s).harvester.sleep_time = 0, "panda.harvester.sleepTime"));
+    assert!(has(|s| s.storages[0].expired_tb = 30000.0, "storages[0].expired_tb"));
+    assert!(has(|s| s.storages[2].used_tb = 20000.0, "storages[2].used_tb"));
+}
+
+#[test]
+fn module_parameters_and_stray_variants_are_reported() {
+    assert!(has(|s| panda(s).gdpconfig.network.nw_queue_importance = 2.0, "panda.gdpconfig.network"));
+    assert!(has(|s| panda(s).job_brokerage.nw_threshold = f64::NAN, "panda.job_brokerage"));
+    assert!(has(
+        |s| panda(s).job_brokerage.variant = crate::panda::job_broker::JobBrokerVariant::PandaServer,
+        "panda.job_brokerage.variant"
+    ));
+    assert!(has(
+        |s| panda(s).timeouts.variant = crate::panda::timeouts::TimeoutVariant::PandaServer,
+        "panda.timeouts.variant"
+    ));
+}
+
+#[test]
+fn architectures_are_parsed_and_their_warnings_are_warnings() {
+    assert!(has(|s| panda(s).analysis[0].architecture = Some("'#&nvidia'".into()), "panda.analysis[0].architecture"));
+    assert!(has(
+        |s| panda(s).tasks[0].architecture = Some("#&nvidia:model=(?=A100).*".into()),
+        "panda.tasks[0].architecture"
+    ));
+    let mut s = example();
+    panda(&mut s).queues[0].fairsharepolicy = "type=(evgen:0%,type=any:0%".into();
+    assert!(validate(&s).is_empty());
+    assert!(warnings(&s).iter().any(|w| w.path == "panda.queues[0].fairsharepolicy"), "{:?}", warnings(&s));
+}
+
+#[test]
+fn missing_queues_nuclei_or_queue_types_are_reported() {
+    assert!(has(|s| panda(s).queues.clear(), "panda.queues"));
+    assert!(has(|s| panda(s).nuclei.clear(), "panda.nuclei"));
+    let p = problems_of(|s| {
+        for q in &mut panda(s).queues {
+            q.kind = QueueKind::Production;
+        }
+    });
+    assert!(p.iter().any(|p| p.path == "panda.queues" && p.message.contains("analysis")), "{p:?}");
+}
+
+#[test]
+fn a_panda_only_scenario_validates_but_is_refused_by_the_simulator() {
+    let mut s = example();
+    s.dirac = None;
+    assert!(has(|s| s.dirac = None, "workload"), "DIRAC job streams need the dirac section");
+    s.workload.clear();
+    assert_eq!(validate(&s), vec![]);
+    assert!(warnings(&s).iter().all(|w| w.path != "panda"), "nothing runs: no 'DIRAC only' warning");
+    let e = crate::sim::run(&s, 1, |_, _| {}).err().unwrap();
+    assert_eq!(e[0].path, "panda");
+    assert!(e[0].message.contains("PanDA WMS is not in this build yet"), "{}", e[0].message);
+    // Neither section: the error names both.
+    s.panda = None;
+    let p = validate(&s);
+    assert!(p.iter().any(|p| p.path == "dirac" && p.message.contains("panda")), "{p:?}");
+}
+
+#[test]
+fn replay_csv_errors_name_line_and_column() {
+    use super::replay::read_csv;
+    let csv = std::fs::read_to_string(root().join("data/panda_cgsim/jan_100_BNL.csv")).unwrap();
+    let recs = read_csv(&csv).unwrap();
+    assert_eq!(recs.len(), 100);
+    assert_eq!(recs.iter().filter(|r| r.corecount == 8).count(), 4, "README: 4 eight-core jobs");
+    let r = &recs[0];
+    assert_eq!(r.creation_s, super::replay::parse_time("2025-01-20 18:10:40").unwrap());
+    assert_eq!(r.start_s.unwrap() - r.creation_s, 844, "job_queuetime 844 s");
+    assert_eq!(r.pilottiming, vec![1.0, 40.0, 242.0, 3.0, 3.0, 11.0]);
+    assert_eq!(r.ninputdatafiles, Some(10.0));
+    assert_eq!(super::replay::parse_time("1970-01-02 00:00:00"), Some(86400));
+    let header = csv.lines().next().unwrap();
+    let row = csv.lines().nth(1).unwrap();
+    let e = read_csv(&format!("{header}\n{row}\n{}", row.replace("2025-01-20 18:24:44", "yesterday"))).unwrap_err();
+    assert_eq!((e.line, e.column.as_str()), (3, "starttime"));
+    assert!(e.to_string().starts_with("3: starttime: expected a UTC time"), "{e}");
+    let e = read_csv(&format!("{header}\n{}", row.replacen(",1000,729,", ",1000,high,", 1))).unwrap_err();
+    assert_eq!((e.line, e.column.as_str()), (2, "currentpriority"));
+    let e = read_csv(&format!("{}\n{row}", header.replace("corecount", "cores"))).unwrap_err();
+    assert_eq!((e.line, e.column.as_str()), (1, "corecount"));
+    let e = read_csv(&format!("{header}\n{row},extra")).unwrap_err();
+    assert!(e.message.contains("cells"), "{e}");
+    let e = read_csv(&format!("{header}\n{}", row.replacen(",1,10.0,", ",0,10.0,", 1))).unwrap_err();
+    assert_eq!(e.column, "corecount");
+    // Through the loader: FILE:LINE: column: …
+    let dir = std::env::temp_dir().join(format!("pilotsim-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("jobs.csv"), format!("{header}\n{}", row.replacen("6486070333", "x", 1))).unwrap();
+    let text = std::fs::read_to_string(root().join("tests/data/panda_example.ron"))
+        .unwrap()
+        .replace("../../data/panda_cgsim/jan_100_BNL.csv", "jobs.csv");
+    std::fs::write(dir.join("s.ron"), text).unwrap();
+    let e = load_file(&dir.join("s.ron")).unwrap_err();
+    assert!(matches!(e, LoadError::Replay { .. }));
+    assert!(e.to_string().ends_with("jobs.csv:2: pandaid: expected an integer, got \"x\""), "{e}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+fn wrap(fragment: &str) -> String {
+    format!("Scenario(name: \"imported\", duration_s: 86400,\n{fragment})")
+}
+
+const SITE_INFO: &str = r#"{
+  "AGLT2": {"RSE": {"AGLT2_DATADISK": "11239.99", "AGLT2_SCRATCHDISK": "170.00"}, "GFLOPS": 28407840},
+  "AGLT2_MERGE": {"RSE": {"AGLT2_DATADISK": "11239.99"}, "GFLOPS": 4679040},
+  "ANALY_NDGF": {"RSE": {"NDGF-T1_DATATAPE": 0, "NDGF-T1_DATADISK": "300"}, "GFLOPS": 2720}
+}"#;
+const SITE_CONN: &str = r#"{
+  "AGLT2:AGLT2": {"closeness": {"latest": 0}, "dst": "AGLT2", "src": "AGLT2", "mbps": {"dashb": {"1w": 0.07}}},
+  "AGLT2:NDGF-T1": {"closeness": {"latest": 11}, "dst": "NDGF-T1", "src": "AGLT2",
+                    "mbps": {"dashb": {"1h": 20.5, "1d": 80.25, "1w": 40}}, "files": {"queued-total": 12}},
+  "NDGF-T1:AGLT2": {"closeness": {"latest": -1}, "dst": "AGLT2", "src": "NDGF-T1"},
+  "NDGF-T1:BNL": {"closeness": {"latest": 3}, "dst": "BNL", "src": "NDGF-T1"}
+}"#;
+const PANDAQUEUES: &str = r#"{
+  "ANALY_NDGF": {"atlas_site": "NDGF-T1", "status": "brokeroff", "type": "analysis", "corecount": 1,
+                 "maxrss": "4000", "maxtime": 86400, "pledgedcpu": -1, "direct_access_lan": true,
+                 "fairsharepolicy": "type=any:100%", "catchall": "useJumboJobs",
+                 "astorages": {"read_lan": ["NDGF-T1_DATADISK"]}, "wnconnectivity": "full#IPv4",
+                 "releases": ["AUTO"], "cloud": "ND"}
+}"#;
+
+#[test]
+fn the_three_cric_forms_import_and_parse_back() {
+    let files = vec![
+        ("site_info.json".to_string(), SITE_INFO.to_string()),
+        ("site_conn_info.json".to_string(), SITE_CONN.to_string()),
+        ("pq.json".to_string(), PANDAQUEUES.to_string()),
+    ];
+    let f = cric::import(&files, Options::default()).unwrap();
+    assert_eq!(
+        f.forms.iter().map(|x| x.1).collect::<Vec<_>>(),
+        vec![Form::SiteInfo, Form::SiteConn, Form::PandaQueues]
+    );
+    // Queue → site: AGLT2 by name, AGLT2_MERGE by its RSE prefix, ANALY_NDGF by atlas_site.
+    let site = |q: &str| f.queues.iter().find(|x| x.name == q).unwrap().site.clone();
+    assert_eq!(
+        (site("AGLT2"), site("AGLT2_MERGE"), site("ANALY_NDGF")),
+        ("AGLT2".into(), "AGLT2".into(), "NDGF-T1".into())
+    );
+    assert_eq!(f.sites.len(), 2);
+    let aglt2 = &f.sites[0];
+    assert_eq!(aglt2.ces.iter().map(|c| c.slots).collect::<Vec<_>>(), vec![28408, 4679], "GFLOPS / 1000");
+    let ndgf = f.queues.iter().find(|q| q.name == "ANALY_NDGF").unwrap();
+    assert_eq!(
+        (ndgf.status, ndgf.kind, ndgf.maxrss, ndgf.maxtime),
+        (QueueStatus::Brokeroff, QueueKind::Analysis, 4000, 86400)
+    );
+    assert_eq!((ndgf.pledgedcpu, ndgf.direct_access_lan), (Some(-1.0), true));
+    assert!(f.warnings.iter().any(|w| w.contains("\"cloud\"")), "{:?}", f.warnings);
+    // Storages: tape of size 0 unlimited; one endpoint per RSE.
+    let st = |n: &str| f.storages.iter().find(|s| s.name == n).unwrap();
+    assert_eq!(st("AGLT2_DATADISK").total_tb, Some(11239.99));
+    assert_eq!((st("NDGF-T1_DATATAPE").kind, st("NDGF-T1_DATATAPE").total_tb), (StorageKind::Tape, None));
+    assert_eq!(st("NDGF-T1_DATADISK").site, "NDGF-T1");
+    // Links: the blocked one dropped, the one to BNL (no queue there) too; max of 1h/1d/1w.
+    assert_eq!((f.network.len(), f.blocked_links, f.foreign_links), (2, 1, 1));
+    let l = f.network.iter().find(|l| l.to == "NDGF-T1").unwrap();
+    assert_eq!((l.bandwidth_mbps, l.closeness, l.queued_files), (80.25, 11, 12));
+    let text = cric::to_ron_fragment(&f, Options::default());
+    let s = parse(&wrap(&text), "fragment").unwrap();
+    assert_eq!(s.panda.as_ref().unwrap().queues, f.queues);
+    assert_eq!(s.storages, f.storages);
+    assert_eq!(validate(&s), vec![], "an imported fragment is a valid PanDA-only scenario");
+}
+
+#[test]
+fn cric_errors_have_file_line_and_column() {
+    let e = cric::import(&[("bad.json".into(), "{\n  \"A\": {\"RSE\": {}\n".into())], Options::default()).unwrap_err();
+    assert_eq!((e.file.as_str(), e.line), ("bad.json", 3));
+    assert!(e.to_string().starts_with("bad.json:3:"), "{e}");
+    let e =
+        cric::import(&[("pq.json".into(), r#"{"Q": {"type": "special"}}"#.into())], Options::default()).unwrap_err();
+    assert!(e.to_string().contains("Q.type"), "{e}");
+    let e = cric::import(&[("x.json".into(), "[1]".into())], Options::default()).unwrap_err();
+    assert!(e.to_string().contains("expected a JSON object"), "{e}");
+}
+
+#[test]
+fn the_real_cgsim_files_import() {
+    let read = |n: &str| {
+        let p = root().join("data/panda_cgsim").join(n);
+        (n.to_string(), std::fs::read_to_string(&p).unwrap())
+    };
+    let f = cric::import(&[read("site_info.json"), read("site_conn_info.json")], Options::default()).unwrap();
+    assert_eq!(f.queues.len(), 150);
+    // 99 sites with queues, and 2 that only hold RSEs the queues read.
+    assert_eq!(f.sites.len(), 101);
+    let queue_sites: std::collections::BTreeSet<&str> = f.queues.iter().map(|q| q.site.as_str()).collect();
+    assert_eq!(queue_sites.len(), 99);
+    let aglt2 = f.storages.iter().find(|s| s.name == "AGLT2_DATADISK").unwrap();
+    assert_eq!((aglt2.site.as_str(), aglt2.total_tb), ("AGLT2", Some(11239.99)));
+    assert_eq!(f.queues.iter().find(|q| q.name == "AGLT2_MERGE").unwrap().site, "AGLT2");
+    assert_eq!(f.network.len() + f.blocked_links + f.foreign_links, 15377);
+    assert_eq!((f.network.len(), f.blocked_links), (REAL_LINKS, REAL_BLOCKED));
+    let slots: u64 = f.sites.iter().flat_map(|s| &s.ces).map(|c| u64::from(c.slots)).sum();
+    assert!((1_570_000..1_580_000).contains(&slots), "{slots}");
+    let text = cric::to_ron_fragment(&f, Options::default());
+    let s = parse(&wrap(&text), "fragment").unwrap();
+    assert_eq!(s.sites.len(), 101);
+    assert_eq!(validate(&s), vec![]);
+    // The link matrix alone: every link, no site.
+    let g = cric::import(&[read("site_conn_info.json")], Options::default()).unwrap();
+    assert_eq!((g.sites.len(), g.network.len() + g.blocked_links), (0, 15377));
+}
+
+/// Links of site_conn_info.json between the 101 sites (the only closeness −1 pair is between
+/// sites without a queue, so none is dropped as blocked here).
+const REAL_LINKS: usize = 6534;
+const REAL_BLOCKED: usize = 0;
