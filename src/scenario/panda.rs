@@ -9,8 +9,8 @@
 //! panda: (
 //!     variant: Seed,                    // or PandaServer: every module's variant at once
 //!     variants: (job_broker: Some(PandaServer)),   // per-module override, wins over `variant`
-//!     gdpconfig: (...),                 // panda::gdpconfig::GdpConfig (network, dispatch, throttle)
-//!     task_brokerage: (...), job_brokerage: (...), anal_brokerage: (...), timeouts: (...),
+//!     gdpconfig: (...),                 // panda::gdpconfig::GdpConfig: every module's gdpconfig keys
+//!                                       // (task_brokerage, job_broker, anal_broker, timeouts, dispatch, throttle, meanrss)
 //!     gshares: [ (name: "Data Derivations", value: 10), ... ],   // panda::gshare::ShareNode tree
 //!     nuclei: [ (site: "BNL", output_storages: ["BNL_DATADISK"], input_storages: [...]) ],
 //!     queues: [ (name: "BNL", site: "BNL", type: production, corecount: Some(8), ...) ],
@@ -32,8 +32,8 @@
 //! | `panda::timeouts` | `TimeoutVariant::Seed` | `TimeoutVariant::PandaServer` |
 //! | `panda::harvester` | `AdjusterVariant::Reference` (reference §8) | `AdjusterVariant::HarvesterHead` (the code) |
 //!
-//! The module parameter structs also carry a `variant` field of their own (`job_brokerage.variant`,
-//! `gdpconfig.network.variant`, …); in a scenario those are set from the resolved variants
+//! The module parameter structs also carry a `variant` field of their own
+//! (`gdpconfig.job_broker.variant`, …); in a scenario those are set from the resolved variants
 //! ([`PandaConfig::job_broker_params`] …) and writing anything but the default there is an error
 //! that points to `panda.variants`.
 
@@ -105,16 +105,10 @@ pub struct PandaConfig {
     pub variant: PandaVariant,
     /// Per-module overrides of `variant`.
     pub variants: PandaVariants,
-    /// The gdpconfig table (`ATLAS_PANDA.CONFIG`) as `pilotsim import gdpconfig` writes it.
+    /// The gdpconfig table (`ATLAS_PANDA.CONFIG`) as `pilotsim import gdpconfig` writes it: the
+    /// keys of every module, one section per module (task brokerage §1, job brokerage and the
+    /// network weight §2–§3, analysis brokerage §4, timeouts §6, dispatch and throttle §7).
     pub gdpconfig: GdpConfig,
-    /// Task brokerage keys (component `taskbrokerage`, reference §1 "Parameters").
-    pub task_brokerage: TaskBrokerageParams,
-    /// Production job brokerage keys (component `jobbroker`, reference §2 "Parameters").
-    pub job_brokerage: JobBrokerParams,
-    /// Analysis job brokerage keys (reference §4 "Parameters").
-    pub anal_brokerage: AnalBrokerParams,
-    /// Timeout and rebrokerage keys (reference §6).
-    pub timeouts: TimeoutParams,
     /// The global-share tree (`ATLAS_PANDA.GLOBAL_SHARES`); tasks name a leaf.
     pub gshares: Vec<ShareNode>,
     /// Nuclei and satellites (task brokerage candidates).
@@ -164,24 +158,30 @@ impl PandaConfig {
         }
     }
 
-    /// `job_brokerage` with the resolved variant.
+    /// `gdpconfig.task_brokerage` (the variant is passed to the task broker separately).
+    pub fn task_brokerage_params(&self) -> &TaskBrokerageParams {
+        &self.gdpconfig.task_brokerage
+    }
+
+    /// `gdpconfig.job_broker` with the resolved variant.
     pub fn job_broker_params(&self) -> JobBrokerParams {
-        JobBrokerParams { variant: self.rules().job_broker, ..self.job_brokerage.clone() }
+        JobBrokerParams { variant: self.rules().job_broker, ..self.gdpconfig.job_broker.clone() }
     }
 
-    /// `anal_brokerage` with the resolved variant.
+    /// `gdpconfig.anal_broker` with the resolved variant.
     pub fn anal_broker_params(&self) -> AnalBrokerParams {
-        AnalBrokerParams { variant: self.rules().anal_broker, ..self.anal_brokerage.clone() }
+        AnalBrokerParams { variant: self.rules().anal_broker, ..self.gdpconfig.anal_broker.clone() }
     }
 
-    /// `timeouts` with the resolved variant.
+    /// `gdpconfig.timeouts` with the resolved variant.
     pub fn timeout_params(&self) -> TimeoutParams {
-        TimeoutParams { variant: self.rules().timeouts, ..self.timeouts.clone() }
+        TimeoutParams { variant: self.rules().timeouts, ..self.gdpconfig.timeouts.clone() }
     }
 
-    /// `gdpconfig.network` with the resolved variant.
+    /// The network weight's settings: the `NW_*`/`NQUEUED_*` keys of `gdpconfig.job_broker` with
+    /// the resolved network variant.
     pub fn network_settings(&self) -> NetworkSettings {
-        NetworkSettings { variant: self.rules().network, ..self.gdpconfig.network.clone() }
+        NetworkSettings { variant: self.rules().network, ..self.gdpconfig.job_broker.network() }
     }
 
     /// The queue named `name`.

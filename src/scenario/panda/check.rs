@@ -14,7 +14,7 @@ use crate::panda::arch::{ArchVariant, TaskArch};
 use crate::panda::gshare::{ShareNode, leaves};
 use crate::panda::harvester::config::MapType;
 use crate::panda::job_broker::FairsharePolicy;
-use crate::panda::{anal_broker, job_broker, network, timeouts};
+use crate::panda::{anal_broker, job_broker, timeouts};
 use crate::scenario::types::Scenario;
 use crate::scenario::validate::{Checker, Problem, list};
 
@@ -78,10 +78,9 @@ pub(in crate::scenario) fn check(
 
     // Module parameters: their own validation, and no variant written inside them.
     let module_checks = [
-        ("panda.gdpconfig.network", network::validate(&p.gdpconfig.network)),
-        ("panda.job_brokerage", job_broker::validate(&p.job_brokerage)),
-        ("panda.anal_brokerage", anal_broker::validate(&p.anal_brokerage)),
-        ("panda.timeouts", timeouts::validate(&p.timeouts)),
+        ("panda.gdpconfig.job_broker", job_broker::validate(&p.gdpconfig.job_broker)),
+        ("panda.gdpconfig.anal_broker", anal_broker::validate(&p.gdpconfig.anal_broker)),
+        ("panda.gdpconfig.timeouts", timeouts::validate(&p.gdpconfig.timeouts)),
     ];
     for (path, r) in module_checks {
         if let Err(e) = r {
@@ -89,10 +88,9 @@ pub(in crate::scenario) fn check(
         }
     }
     let stray_variants = [
-        ("panda.gdpconfig.network.variant", p.gdpconfig.network.variant != Default::default(), "network"),
-        ("panda.job_brokerage.variant", p.job_brokerage.variant != Default::default(), "job_broker"),
-        ("panda.anal_brokerage.variant", p.anal_brokerage.variant != Default::default(), "anal_broker"),
-        ("panda.timeouts.variant", p.timeouts.variant != Default::default(), "timeouts"),
+        ("panda.gdpconfig.job_broker.variant", p.gdpconfig.job_broker.variant != Default::default(), "job_broker"),
+        ("panda.gdpconfig.anal_broker.variant", p.gdpconfig.anal_broker.variant != Default::default(), "anal_broker"),
+        ("panda.gdpconfig.timeouts.variant", p.gdpconfig.timeouts.variant != Default::default(), "timeouts"),
     ];
     for (path, set, module) in stray_variants {
         if set {

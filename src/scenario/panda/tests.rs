@@ -189,15 +189,14 @@ fn numbers_out_of_range_are_reported() {
 
 #[test]
 fn module_parameters_and_stray_variants_are_reported() {
-    assert!(has(|s| panda(s).gdpconfig.network.nw_queue_importance = 2.0, "panda.gdpconfig.network"));
-    assert!(has(|s| panda(s).job_brokerage.nw_threshold = f64::NAN, "panda.job_brokerage"));
+    assert!(has(|s| panda(s).gdpconfig.job_broker.nw_threshold = f64::NAN, "panda.gdpconfig.job_broker"));
     assert!(has(
-        |s| panda(s).job_brokerage.variant = crate::panda::job_broker::JobBrokerVariant::PandaServer,
-        "panda.job_brokerage.variant"
+        |s| panda(s).gdpconfig.job_broker.variant = crate::panda::job_broker::JobBrokerVariant::PandaServer,
+        "panda.gdpconfig.job_broker.variant"
     ));
     assert!(has(
-        |s| panda(s).timeouts.variant = crate::panda::timeouts::TimeoutVariant::PandaServer,
-        "panda.timeouts.variant"
+        |s| panda(s).gdpconfig.timeouts.variant = crate::panda::timeouts::TimeoutVariant::PandaServer,
+        "panda.gdpconfig.timeouts.variant"
     ));
 }
 
