@@ -12,9 +12,10 @@
 //! sim                the world: the only place where time passes; applies WMS actions
 //! wms                the WMS boundary (news in, actions out) and its implementations
 //! metrics            the recorder (observes only), summaries, Parquet tables
-//! scenario           scenario files, validation, DIRAC cfg import
-//! dirac, panda       the DIRAC and PanDA decision modules: pure, engine-agnostic
-//! grid, workload     the neutral model: CEs and pilots; jobs, accounting, share entities
+//! scenario           scenario files, validation, imports (DIRAC cfg, CRIC), generated scenarios
+//! dirac, panda       the DIRAC and PanDA decision modules (and gdpconfig): pure, engine-agnostic
+//! grid, workload     the neutral model: CEs and pilots, network transfers, storage; jobs,
+//!                    accounting, share entities
 //! ids                job, pilot, CE, site, entity and WMS ids
 //! engine             time, event queue, random streams, samplers, digest
 //! ```
