@@ -3,12 +3,16 @@
 //! fills once per cycle (the `fairsharepolicy` is parsed at load time), no strings compared in
 //! the hot loop beyond the few the code compares.
 
+use serde::{Deserialize, Serialize};
+
 use super::fairshare_policy::FairsharePolicy;
 use crate::panda::network::Link;
 
-/// `SiteSpec.status` of a PQ.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// `SiteSpec.status` of a PQ (CRIC `status`; scenarios write it in CRIC's lowercase spelling).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum QueueStatus {
+    /// Brokered to and served (CRIC's normal state).
     #[default]
     Online,
     Standby,
@@ -29,6 +33,19 @@ impl QueueStatus {
             QueueStatus::Offline => "offline",
             QueueStatus::Paused => "paused",
         }
+    }
+
+    /// CRIC's string read back (`None` for a status PanDA does not know).
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "online" => QueueStatus::Online,
+            "standby" => QueueStatus::Standby,
+            "brokeroff" => QueueStatus::Brokeroff,
+            "test" => QueueStatus::Test,
+            "offline" => QueueStatus::Offline,
+            "paused" => QueueStatus::Paused,
+            _ => return None,
+        })
     }
 }
 

@@ -180,35 +180,6 @@ impl TimeoutParams {
         known(self.timeout_for_pending_days).unwrap_or(7.0).trunc() * 24.0
     }
 
-    /// Sets the field of a gdpconfig `(component, key)` to `value`; keys of a family
-    /// (`HEARTBEAT_TIMEOUT_<x>`, …) go into its map under `<x>`. An unknown key or a key of the
-    /// wrong component is an error (nothing changes).
-    pub fn set_gdpconfig(&mut self, component: &str, key: &str, value: f64) -> Result<(), String> {
-        let family = |prefix: &str| key.strip_prefix(prefix).filter(|rest| !rest.is_empty()).map(str::to_string);
-        match (component, key) {
-            ("job_timeout", "TIMEOUT_defined") => self.timeout_defined = value,
-            ("job_timeout", "TIMEOUT_holding") => self.timeout_holding = value,
-            ("rebroker", "FAST_REBRO_THRESHOLD_NQNR_RATIO") => self.fast_rebro_threshold_nqnr_ratio = value,
-            ("rebroker", "FAST_REBRO_THRESHOLD_NQUEUE_FRAC") => self.fast_rebro_threshold_nqueue_frac = value,
-            ("rebroker", "ANALY_TIMEOUT") => self.analy_timeout = value,
-            ("watcher", _) if family("HEARTBEAT_TIMEOUT_").is_some() => {
-                self.heartbeat_timeout.insert(family("HEARTBEAT_TIMEOUT_").unwrap_or_default(), value);
-            }
-            ("rebroker", _) if family("FAST_REBRO_THRESHOLD_NQUEUE_").is_some() => {
-                self.fast_rebro_threshold_nqueue
-                    .insert(family("FAST_REBRO_THRESHOLD_NQUEUE_").unwrap_or_default(), value);
-            }
-            ("rebroker", _) if family("ANALY_TIMEOUT_").is_some() => {
-                self.analy_timeout_by_group.insert(family("ANALY_TIMEOUT_").unwrap_or_default(), value);
-            }
-            ("watchdog", _) if family("PENDING_TIMEOUT_").is_some() => {
-                self.pending_timeout.insert(family("PENDING_TIMEOUT_").unwrap_or_default(), value);
-            }
-            _ => return Err(format!("gdpconfig key {component}/{key} is not read by panda::timeouts")),
-        }
-        Ok(())
-    }
-
     /// The thresholds of [`super::check`] resolved once (no map look-up per job).
     pub fn resolve(&self) -> Thresholds {
         Thresholds {

@@ -245,14 +245,6 @@ proptest! {
     }
 
     #[test]
-    fn set_gdpconfig_never_panics(component in "[a-z_]{0,12}", key in "[A-Za-z_]{0,40}", v in any_hours()) {
-        let mut p = TimeoutParams::default();
-        if p.set_gdpconfig(&component, &key, v).is_err() {
-            prop_assert_eq!(p, TimeoutParams::default());
-        }
-    }
-
-    #[test]
     fn check_never_panics(p in any_params(), j in any_job(), q in any_queue(), now in any_time()) {
         let fired = check(&p, &j, &q, now);
         let all = explain(&p, &j, &q, now);

@@ -9,54 +9,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::panda::arch::QueueSoftware;
 use crate::panda::harvester::config::HarvesterQueueConfig;
-use crate::panda::job_broker;
 use crate::panda::task_broker::{BareNucleus, NucleusState, Role};
 
-/// CRIC `status` of a PQ.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum QueueStatus {
-    /// Brokered to and served (CRIC's normal state).
-    #[default]
-    Online,
-    Standby,
-    Brokeroff,
-    Test,
-    Offline,
-    Paused,
-}
-
-impl QueueStatus {
-    /// CRIC's spelling.
-    pub fn as_str(self) -> &'static str {
-        self.to_broker().as_str()
-    }
-
-    /// The job broker's status type.
-    pub fn to_broker(self) -> job_broker::QueueStatus {
-        match self {
-            QueueStatus::Online => job_broker::QueueStatus::Online,
-            QueueStatus::Standby => job_broker::QueueStatus::Standby,
-            QueueStatus::Brokeroff => job_broker::QueueStatus::Brokeroff,
-            QueueStatus::Test => job_broker::QueueStatus::Test,
-            QueueStatus::Offline => job_broker::QueueStatus::Offline,
-            QueueStatus::Paused => job_broker::QueueStatus::Paused,
-        }
-    }
-
-    /// CRIC's string read back (`None` for a status PanDA does not know).
-    pub fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "online" => QueueStatus::Online,
-            "standby" => QueueStatus::Standby,
-            "brokeroff" => QueueStatus::Brokeroff,
-            "test" => QueueStatus::Test,
-            "offline" => QueueStatus::Offline,
-            "paused" => QueueStatus::Paused,
-            _ => return None,
-        })
-    }
-}
+/// CRIC `status` of a PQ: the job broker's type, written in CRIC's lowercase spelling.
+pub use crate::panda::job_broker::QueueStatus;
 
 /// CRIC `type` of a PQ: which brokerage considers it. `unified` ("grandly unified") queues take
 /// production and analysis jobs (`SiteSpec.is_grandly_unified`, reference §4).
