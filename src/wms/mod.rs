@@ -20,6 +20,7 @@
 //! [`push`] (a minimal push WMS that proves the boundary).
 
 pub mod dirac;
+pub mod panda;
 pub mod push;
 
 use crate::engine::{SimDuration, SimTime};
