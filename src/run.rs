@@ -71,6 +71,7 @@ impl Finished {
             grid: &w.core.grid,
             recorder: &mut w.core.recorder,
             entities_of_stream: &w.core.entities.of_stream,
+            streams: &w.core.streams,
             wms_names: w.wms.iter().map(|x| x.name().to_string()).collect(),
             job_columns,
             pilot_columns,

@@ -36,7 +36,7 @@ fn with_extras(mut cols: Vec<Column>, extras: &[ExtraColumn]) -> PolarsResult<Da
 /// One row per job: the neutral columns, then the WMSs' own (DIRAC: `task_queue_id`).
 pub fn jobs(run: &RunData) -> PolarsResult<DataFrame> {
     let ces = ce_names(run.scenario);
-    let w = &run.scenario.workload;
+    let w = run.streams;
     let j = run.jobs;
     let stream = |i: usize| &w[j[i].stream as usize];
     let ce = |i: usize| j[i].ce.map(|c| ces[c as usize]);

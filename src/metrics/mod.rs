@@ -53,6 +53,8 @@ pub struct RunData<'a> {
     pub recorder: &'a mut recorder::Recorder,
     /// The share entities each job stream counts for.
     pub entities_of_stream: &'a [recorder::JobEntities],
+    /// Every job stream (`Job::stream` indexes it).
+    pub streams: &'a [crate::workload::StreamInfo],
     /// The name of each WMS instance, by `ids::WmsId`.
     pub wms_names: Vec<String>,
     /// Columns the WMSs add to `jobs.parquet` and `pilots.parquet`.

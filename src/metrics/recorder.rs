@@ -49,7 +49,18 @@ pub struct Recorder {
 impl Recorder {
     pub fn new(entities: Vec<EntityDef>, warmup: SimTime) -> Self {
         let n = entities.len();
-        let sibling_set = entities.iter().map(|e| e.parent.map_or(0, |p| p + 1)).collect();
+        // Sibling sets: the groups of one WMS, or the users of one group.
+        let mut keys: Vec<(Option<usize>, crate::ids::WmsId)> = Vec::new();
+        let sibling_set = entities
+            .iter()
+            .map(|e| {
+                let key = (e.parent, if e.parent.is_some() { 0 } else { e.wms });
+                keys.iter().position(|k| *k == key).unwrap_or_else(|| {
+                    keys.push(key);
+                    keys.len() - 1
+                })
+            })
+            .collect();
         Self {
             entities,
             warmup,
@@ -102,6 +113,13 @@ impl Recorder {
     pub fn job_waiting(&mut self, e: JobEntities) {
         for i in e.each() {
             self.waiting[i] += 1;
+        }
+    }
+
+    /// A waiting job left the queue without running (its WMS cancelled it).
+    pub fn job_left_waiting(&mut self, e: JobEntities) {
+        for i in e.each() {
+            self.waiting[i] -= 1;
         }
     }
 
@@ -166,12 +184,13 @@ mod tests {
     use super::*;
 
     fn entities() -> Vec<EntityDef> {
-        let g = |name: &str, t| EntityDef { name: name.into(), level: Level::Group, parent: None, target_share: t };
+        let g =
+            |name: &str, t| EntityDef { name: name.into(), level: Level::Group, parent: None, target_share: t, wms: 0 };
         vec![
             g("prod", 0.75),
             g("user", 0.25),
-            EntityDef { name: "user/a".into(), level: Level::User, parent: Some(1), target_share: 0.5 },
-            EntityDef { name: "user/b".into(), level: Level::User, parent: Some(1), target_share: 0.5 },
+            EntityDef { name: "user/a".into(), level: Level::User, parent: Some(1), target_share: 0.5, wms: 0 },
+            EntityDef { name: "user/b".into(), level: Level::User, parent: Some(1), target_share: 0.5, wms: 0 },
         ]
     }
 

@@ -67,14 +67,14 @@ fn pilots_chart(run: &RunData) -> PilotsOverTime {
 
 fn wait_chart(run: &RunData) -> WaitTimes {
     let mut groups: Vec<(String, Vec<f64>)> = Vec::new();
-    for w in &run.scenario.workload {
+    for w in run.streams {
         if !groups.iter().any(|(g, _)| *g == w.group) {
             groups.push((w.group.clone(), Vec::new()));
         }
     }
     for j in run.jobs {
         if let Some(wait) = j.wait_s() {
-            let g = &run.scenario.workload[j.stream as usize].group;
+            let g = &run.streams[j.stream as usize].group;
             groups.iter_mut().find(|(n, _)| n == g).expect("listed").1.push(wait);
         }
     }

@@ -195,6 +195,18 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
         }
     }
 
+    // What only building the network finds (a second link between the same sites).
+    if let Err(
+        e @ (crate::grid::network::NetworkError::DuplicateLink { .. }
+        | crate::grid::network::NetworkError::TooManyLinks),
+    ) = crate::grid::network::Network::from_sites(&s.sites, &s.network)
+    {
+        let msg = e.to_string();
+        match msg.split_once(": ") {
+            Some((path, m)) if path.starts_with("network[") => c.fail(path.to_string(), m.to_string()),
+            _ => c.fail("network".to_string(), msg),
+        }
+    }
     let storages = storages(&mut c, s, &sites);
 
     // The WMS sections: at least one.

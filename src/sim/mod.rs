@@ -73,12 +73,19 @@ pub fn check_invariants(w: &World) -> Vec<String> {
                 j.matched.is_some() && j.ended.is_none() && j.pilot.is_some_and(|p| c.grid.pilot(p).runs(j.id))
             }
             JobStatus::Done | JobStatus::Failed => j.matched.is_some() && j.ended.is_some(),
+            JobStatus::Cancelled => j.matched.is_none() && j.pilot.is_none() && j.ended.is_some(),
         };
         if !ok {
             bad.push(format!("job {} is {} with inconsistent times {j:?}", j.id, j.status.as_str()));
         }
     }
     bad.extend(c.grid.check_invariants());
+    bad.extend(c.network.check_invariants());
+    for e in c.storages.endpoints() {
+        if e.total.is_some_and(|t| e.used > t) {
+            bad.push(format!("storage {} holds {} bytes of {}", e.name, e.used, e.total.unwrap_or(0)));
+        }
+    }
     let running_jobs = c.jobs.iter().filter(|j| j.status == JobStatus::Running).count();
     let in_pilots: usize = c.grid.pilots.iter().map(|p| p.running.len()).sum();
     if running_jobs != in_pilots {

@@ -5,12 +5,14 @@
 use std::collections::VecDeque;
 
 use crate::engine::{Digest, EventQueue, RngStreams, SimDuration, SimRng, SimTime, dist};
+use crate::grid::network::{Completion, LinkEvent, Network, TransferError, TransferId};
+use crate::grid::storage::{StorageError, StorageId, Storages};
 use crate::grid::{Grid, GridEvent, PilotShape, PilotStatus, Refusal, Transition};
-use crate::ids::{CeId, JobId, PilotId, WmsId, job_index};
+use crate::ids::{CeId, JobId, PilotId, SiteId, WmsId, job_index};
 use crate::metrics::recorder::Recorder;
 use crate::scenario::Scenario;
 use crate::wms::{self, Answer, Ctx, PilotNews, Timer, Wms};
-use crate::workload::{Accounting, Job, JobSpec, JobStatus, ShareEntities};
+use crate::workload::{Accounting, Job, JobSpec, JobStatus, ShareEntities, StreamInfo};
 
 /// What can happen. Each event is folded into the run digest as `(time, code, id)`; the codes
 /// below are the world's, a WMS timer's code is its own `kind` (plus `wms << 16` for the
@@ -33,6 +35,8 @@ pub enum Event {
     JobEnd(JobId),
     /// The accounting takes a snapshot of usage (code 10).
     AccountingSnapshot,
+    /// A link's next transfer may be done (code 11; stale unless `epoch` is the link's live one).
+    Link { link: u32, epoch: u16 },
 }
 
 impl Event {
@@ -47,6 +51,7 @@ impl Event {
             Event::PilotAsks(p) => (8, u64::from(p)),
             Event::JobEnd(j) => (9, u64::from(jobs[job_index(j)].pilot.expect("a running job has a pilot"))),
             Event::AccountingSnapshot => (10, 0),
+            Event::Link { link, .. } => (11, u64::from(link)),
         }
     }
 }
@@ -54,7 +59,7 @@ impl Event {
 const _: () = assert!(std::mem::size_of::<Event>() == 8, "queue entries stay 16 bytes");
 
 /// The digest codes of the world's own events, which a WMS timer kind must not reuse.
-pub const WORLD_CODES: [u16; 7] = [1, 4, 5, 6, 8, 9, 10];
+pub const WORLD_CODES: [u16; 8] = [1, 4, 5, 6, 8, 9, 10, 11];
 
 /// Where a running pilot stands with its WMS.
 #[derive(Debug, Clone, Copy, Default)]
@@ -70,6 +75,7 @@ struct AskState {
 enum News {
     Pilot(PilotId, PilotNews),
     JobEnded(PilotId, JobId),
+    TransferDone(TransferId),
 }
 
 /// The state every WMS sees through its [`Ctx`], and the event queue only the world touches.
@@ -81,6 +87,15 @@ pub struct Core {
     pub accounting: Accounting,
     pub recorder: Recorder,
     pub entities: ShareEntities,
+    /// Every job stream (the scenario's, then the WMSs' own; `Job::stream` indexes it).
+    pub streams: Vec<StreamInfo>,
+    /// The grid's links and transfers.
+    pub network: Network,
+    /// The grid's storage endpoints.
+    pub storages: Storages,
+    /// The WMS that started each transfer, by `TransferId`.
+    transfer_owner: Vec<WmsId>,
+    completions: Vec<Completion>,
     pub digest: Digest,
     pub events: u64,
     /// Internal errors (a WMS answering with a job it cannot run): reported as violations.
@@ -121,7 +136,7 @@ impl World {
                     submitted: s.submitted,
                     cpu_work: s.cpu_work,
                     cores: 1,
-                    wms: setup.stream_wms[s.stream as usize],
+                    wms: setup.streams[s.stream as usize].wms,
                     status: JobStatus::Pending,
                     matched: None,
                     ended: None,
@@ -132,6 +147,11 @@ impl World {
             .collect();
         let warmup = SimTime::ZERO + SimDuration::from_secs_f64(scenario.output.warmup_s);
         let n = setup.entities.defs.len();
+        // Validation refuses the scenarios these would reject (unknown sites, duplicate links,
+        // bad sizes), so the fallbacks are never taken for a valid scenario.
+        let network = Network::from_sites(&scenario.sites, &scenario.network).unwrap_or_default();
+        let site_names: Vec<&str> = scenario.sites.iter().map(|s| s.name.as_str()).collect();
+        let storages = Storages::new(&site_names, &scenario.storages).unwrap_or_default();
         let core = Core {
             queue,
             grid: Grid::new(&scenario.sites, rngs),
@@ -139,6 +159,10 @@ impl World {
             accounting: Accounting::new(n),
             recorder: Recorder::new(setup.entities.defs.clone(), warmup),
             entities: setup.entities,
+            network,
+            storages,
+            transfer_owner: Vec::new(),
+            completions: Vec::new(),
             digest: Digest::new(),
             events: 0,
             violations: Vec::new(),
@@ -147,11 +171,8 @@ impl World {
             asks: Vec::new(),
             transitions: Vec::new(),
             news: VecDeque::new(),
-            job_failure: scenario
-                .workload
-                .iter()
-                .map(|w| rngs.stream(&format!("workload:{}/failure", w.name)))
-                .collect(),
+            job_failure: setup.streams.iter().map(|w| rngs.stream(&format!("workload:{}/failure", w.name))).collect(),
+            streams: setup.streams,
             sample_interval: SimDuration::from_secs_f64(scenario.output.sample_interval_s),
             accounting_period: setup.accounting_period,
         };
@@ -218,6 +239,14 @@ impl World {
                 let period = core.accounting_period.expect("scheduled only with a period");
                 core.queue.push(now + period, Event::AccountingSnapshot);
             }
+            Event::Link { link, epoch } => {
+                let next = core.network.advance(now, link, epoch, &mut core.completions);
+                core.schedule_link(next);
+                for c in core.completions.drain(..) {
+                    let owner = core.transfer_owner[c.transfer as usize];
+                    core.news.push_back((owner, News::TransferDone(c.transfer)));
+                }
+            }
         }
     }
 
@@ -229,6 +258,7 @@ impl World {
             match news {
                 News::Pilot(p, n) => wms.pilot_news(&mut self.core, p, n),
                 News::JobEnded(p, j) => wms.job_ended(&mut self.core, p, j),
+                News::TransferDone(t) => wms.transfer_done(&mut self.core, t),
             }
         }
     }
@@ -289,7 +319,7 @@ impl World {
         }
         let stream = job.stream as usize;
         let power = core.grid.ces[job.ce.expect("ran somewhere") as usize].cpu_power;
-        let fails = dist::bernoulli(&mut core.job_failure[stream], self.scenario.workload[stream].failure_probability);
+        let fails = dist::bernoulli(&mut core.job_failure[stream], core.streams[stream].failure_probability);
         let job = &mut core.jobs[job_index(j)];
         // Cut short at the walltime limit: its CPU work is not done.
         let killed = now - job.matched.expect("started") < SimDuration::from_secs_f64(job.cpu_work / power);
@@ -305,6 +335,13 @@ impl World {
 }
 
 impl Core {
+    /// Schedule a link's new next event, if it has one.
+    fn schedule_link(&mut self, ev: Option<LinkEvent>) {
+        if let Some(e) = ev {
+            self.queue.push(e.at.max(self.now), Event::Link { link: e.link, epoch: e.epoch });
+        }
+    }
+
     /// Start job `j` in pilot `p` now; false (and a violation) if the WMS's answer was wrong.
     fn start_job(&mut self, p: PilotId, j: JobId) -> bool {
         let now = self.now;
@@ -426,5 +463,80 @@ impl Ctx for Core {
             timer.kind
         );
         self.queue.push(at.max(self.now), Event::Wms { wms: self.caller, kind: timer.kind, id: timer.id });
+    }
+
+    fn create_job(&mut self, stream: u32, cpu_work: f64, cores: u32) -> JobId {
+        let id = self.jobs.len() as JobId + 1;
+        let wms = self.streams.get(stream as usize).map_or(self.caller, |s| s.wms);
+        if wms != self.caller {
+            self.violations
+                .push(format!("WMS {} created job {id} in stream {stream}, which is WMS {wms}'s", self.caller));
+        }
+        self.jobs.push(Job {
+            id,
+            stream,
+            submitted: self.now,
+            cpu_work,
+            cores: cores.max(1),
+            wms: self.caller,
+            status: JobStatus::Waiting,
+            matched: None,
+            ended: None,
+            ce: None,
+            pilot: None,
+        });
+        self.recorder.job_waiting(self.entities.of_stream[stream as usize]);
+        id
+    }
+
+    fn cancel_job(&mut self, j: JobId) -> bool {
+        let caller = self.caller;
+        let Some(job) = (j as usize).checked_sub(1).and_then(|i| self.jobs.get_mut(i)) else { return false };
+        if job.wms != caller || job.status != JobStatus::Waiting {
+            return false;
+        }
+        job.status = JobStatus::Cancelled;
+        job.ended = Some(self.now);
+        let e = self.entities.of_stream[job.stream as usize];
+        self.recorder.job_left_waiting(e);
+        true
+    }
+
+    fn network(&self) -> &Network {
+        &self.network
+    }
+
+    fn start_transfer(&mut self, from: SiteId, to: SiteId, bytes: u64) -> Result<TransferId, TransferError> {
+        let link = self.network.link(from, to).ok_or(TransferError::NoRoute { from, to })?;
+        let (t, ev) = self.network.submit(self.now, link, bytes)?;
+        debug_assert_eq!(t as usize, self.transfer_owner.len());
+        self.transfer_owner.push(self.caller);
+        self.schedule_link(ev);
+        Ok(t)
+    }
+
+    fn cancel_transfer(&mut self, t: TransferId) -> bool {
+        if self.transfer_owner.get(t as usize) != Some(&self.caller) {
+            return false;
+        }
+        match self.network.cancel(self.now, t) {
+            Ok(ev) => {
+                self.schedule_link(ev);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    fn storages(&self) -> &Storages {
+        &self.storages
+    }
+
+    fn reserve_storage(&mut self, id: StorageId, bytes: u64) -> Result<(), StorageError> {
+        self.storages.reserve(id, bytes)
+    }
+
+    fn release_storage(&mut self, id: StorageId, bytes: u64) -> Result<(), StorageError> {
+        self.storages.release(id, bytes)
     }
 }

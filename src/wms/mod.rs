@@ -24,10 +24,13 @@ pub mod panda;
 pub mod push;
 
 use crate::engine::{SimDuration, SimTime};
+use crate::grid::network::{Network, TransferError, TransferId};
+use crate::grid::storage::{StorageError, StorageId, Storages};
 use crate::grid::{Grid, PilotShape, PilotStatus, Refusal};
+use crate::ids::SiteId;
 use crate::ids::{CeId, JobId, PilotId};
 use crate::metrics::ExtraColumn;
-use crate::workload::{Accounting, Job, ShareEntities};
+use crate::workload::{Accounting, Job, ShareEntities, StreamInfo};
 
 /// A timer a WMS set for itself: its own `kind` (an agent) and `id` (what it concerns).
 ///
@@ -75,6 +78,26 @@ pub trait Ctx {
     fn cancel_pilot(&mut self, p: PilotId) -> bool;
     /// Call [`Wms::timer`] with `timer` at time `at` (not before now).
     fn set_timer(&mut self, at: SimTime, timer: Timer);
+    /// Create a job of stream `stream` (one this WMS declared in its [`Setup`]), submitted now
+    /// and Waiting: a WMS that makes its jobs itself (PanDA splitting a task) calls this. `cpu_work`
+    /// is normalised seconds per core: the job runs `cpu_work / cpu_power` on a CE, holding `cores`.
+    fn create_job(&mut self, stream: u32, cpu_work: f64, cores: u32) -> JobId;
+    /// End a Waiting job of this WMS that will never run (PanDA's `closed`/`cancelled`): it
+    /// becomes Cancelled. False if it was not Waiting or not this WMS's.
+    fn cancel_job(&mut self, j: JobId) -> bool;
+    /// The grid's links and their transfers.
+    fn network(&self) -> &Network;
+    /// Send `bytes` from site `from` to site `to` over their link (the LAN when `from == to`);
+    /// [`Wms::transfer_done`] is called when it arrives. An error if the scenario has no such link.
+    fn start_transfer(&mut self, from: SiteId, to: SiteId, bytes: u64) -> Result<TransferId, TransferError>;
+    /// Cancel one of its transfers that is not done (its job was killed); false if it was done.
+    fn cancel_transfer(&mut self, t: TransferId) -> bool;
+    /// The grid's storage endpoints.
+    fn storages(&self) -> &Storages;
+    /// Take `bytes` of space on an endpoint (a write that does not fit is refused).
+    fn reserve_storage(&mut self, id: StorageId, bytes: u64) -> Result<(), StorageError>;
+    /// Free `bytes` of space on an endpoint.
+    fn release_storage(&mut self, id: StorageId, bytes: u64) -> Result<(), StorageError>;
 }
 
 /// A workload management system driving pilots and jobs on the shared grid.
@@ -94,6 +117,8 @@ pub trait Wms {
     /// Job `j` ended in pilot `p` (Done, Failed, or killed with its pilot). The pilot asks for
     /// work next if it is still running.
     fn job_ended(&mut self, _ctx: &mut dyn Ctx, _p: PilotId, _j: JobId) {}
+    /// One of its transfers arrived.
+    fn transfer_done(&mut self, _ctx: &mut dyn Ctx, _t: TransferId) {}
     /// Extra columns of `jobs.parquet` (one value per job, `None` for others' jobs).
     fn job_columns(&self, _jobs: &[Job]) -> Vec<ExtraColumn> {
         Vec::new()
@@ -113,23 +138,28 @@ pub struct Setup {
     pub instances: Vec<Box<dyn Wms>>,
     /// The share entities and the entities of each job stream.
     pub entities: ShareEntities,
-    /// Which instance each job stream is submitted to.
-    pub stream_wms: Vec<crate::ids::WmsId>,
+    /// Every job stream: the scenario's `workload` streams first (their jobs arrive by the
+    /// world's `JobArrival` events), then the streams the WMSs declare for the jobs they create
+    /// themselves ([`Ctx::create_job`]). Each names the instance its jobs belong to.
+    pub streams: Vec<StreamInfo>,
     /// Take accounting snapshots this often (DIRAC's `UpdateHistoryPeriod`), if any WMS reads
     /// usage history.
     pub accounting_period: Option<SimDuration>,
 }
 
-/// The WMS instances a scenario's sections describe (today: `dirac`).
+/// The WMS instances a scenario's sections describe: `dirac` (instance 0 when present, owning
+/// the `workload` streams), then `panda` (owning the streams of its tasks).
 pub fn setup(scenario: &crate::scenario::Scenario, rngs: &crate::engine::RngStreams) -> Setup {
     let mut instances: Vec<Box<dyn Wms>> = Vec::new();
     let mut entities = ShareEntities::default();
     let mut accounting_period = None;
+    let mut streams: Vec<StreamInfo> = Vec::new();
     if let Some(cfg) = &scenario.dirac {
         let (dirac, e) = dirac::DiracWms::new(scenario, cfg, rngs);
         accounting_period = dirac.accounting_period();
         entities = e;
+        streams.extend(scenario.workload.iter().map(|w| StreamInfo::of_job_stream(w, 0)));
         instances.push(Box::new(dirac));
     }
-    Setup { instances, entities, stream_wms: vec![0; scenario.workload.len()], accounting_period }
+    Setup { instances, entities, streams, accounting_period }
 }

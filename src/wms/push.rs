@@ -35,7 +35,13 @@ impl PushWms {
             .iter()
             .map(|g| {
                 let group = defs.iter().position(|d| d.name == *g).unwrap_or_else(|| {
-                    defs.push(EntityDef { name: g.to_string(), level: Level::Group, parent: None, target_share: 0.0 });
+                    defs.push(EntityDef {
+                        name: g.to_string(),
+                        level: Level::Group,
+                        parent: None,
+                        target_share: 0.0,
+                        wms: 0,
+                    });
                     defs.len() - 1
                 });
                 JobEntities { group, user: None }

@@ -33,6 +33,9 @@ pub struct EntityDef {
     pub parent: Option<EntityId>,
     /// Target share among its siblings (for DIRAC: JobShare / Σ JobShare for groups, 1/U for users).
     pub target_share: f64,
+    /// The WMS instance whose shares it is in: groups share with the groups of the same WMS only
+    /// (LHCb's DIRAC groups and ATLAS's gshares are not siblings).
+    pub wms: crate::ids::WmsId,
 }
 
 /// The entities a job counts for: its group and, where users share the group, its user.
@@ -52,8 +55,19 @@ impl JobEntities {
 /// Every share entity of a world and the entities of each job stream.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ShareEntities {
-    /// Groups first, then users.
+    /// Groups first, then users (per WMS, in instance order).
     pub defs: Vec<EntityDef>,
-    /// Per job stream (scenario order).
+    /// Per job stream (the world's stream order).
     pub of_stream: Vec<JobEntities>,
+}
+
+impl ShareEntities {
+    /// Append another WMS's entities and streams after these (its indices shifted).
+    pub fn append(&mut self, other: ShareEntities) {
+        let base = self.defs.len();
+        self.defs.extend(other.defs.into_iter().map(|d| EntityDef { parent: d.parent.map(|p| p + base), ..d }));
+        self.of_stream.extend(
+            other.of_stream.into_iter().map(|e| JobEntities { group: e.group + base, user: e.user.map(|u| u + base) }),
+        );
+    }
 }

@@ -17,6 +17,8 @@ pub enum JobStatus {
     Done,
     /// Finished with an application failure.
     Failed,
+    /// Never ran: its WMS gave it up while it waited (PanDA's `closed`/`cancelled`).
+    Cancelled,
 }
 
 impl JobStatus {
@@ -28,6 +30,7 @@ impl JobStatus {
             JobStatus::Running => "Running",
             JobStatus::Done => "Done",
             JobStatus::Failed => "Failed",
+            JobStatus::Cancelled => "Cancelled",
         }
     }
 }

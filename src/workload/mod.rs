@@ -12,6 +12,47 @@ pub use config::{Arrival, JobStream};
 pub use entities::{EntityDef, JobEntities, Level, ShareEntities};
 pub use job::{Job, JobStatus};
 
+/// A job stream as the world and the outputs see it, whichever WMS defined it: the scenario's
+/// `workload` streams (DIRAC's), then the streams a WMS declares for the jobs it creates itself
+/// (PanDA's tasks, split into jobs during the run).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamInfo {
+    /// Label in the outputs (unique).
+    pub name: String,
+    /// Owner: a user name (DIRAC), or PanDA's `prodUserName` (`atlas-prod` for production).
+    pub owner: String,
+    /// The share group it counts for: a DIRAC group, or a PanDA gshare leaf.
+    pub group: String,
+    /// DIRAC's JDL `Priority` (0 for PanDA streams, which have task priorities instead).
+    pub user_priority: u8,
+    /// The CPU-time requirement of its jobs, normalised seconds.
+    pub cpu_time: f64,
+    /// Probability that a job fails at its end.
+    pub failure_probability: f64,
+    /// The WMS instance its jobs are submitted to.
+    pub wms: crate::ids::WmsId,
+}
+
+impl StreamInfo {
+    /// The scenario's job streams, stream `i` submitted to WMS `wms[i]` (0 where missing).
+    pub fn of_job_streams(streams: &[JobStream], wms: &[crate::ids::WmsId]) -> Vec<Self> {
+        streams.iter().enumerate().map(|(i, s)| Self::of_job_stream(s, wms.get(i).copied().unwrap_or(0))).collect()
+    }
+
+    /// A scenario job stream, submitted to WMS `wms`.
+    pub fn of_job_stream(s: &JobStream, wms: crate::ids::WmsId) -> Self {
+        Self {
+            name: s.name.clone(),
+            owner: s.owner.clone(),
+            group: s.group.clone(),
+            user_priority: s.user_priority,
+            cpu_time: s.cpu_time,
+            failure_probability: s.failure_probability,
+            wms,
+        }
+    }
+}
+
 /// One job as submitted.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobSpec {

@@ -8,7 +8,7 @@ use pilotsim::sim;
 use pilotsim::wms::dirac::DiracWms;
 use pilotsim::wms::push::PushWms;
 use pilotsim::wms::{Answer, Ctx, PilotNews, Setup, Timer, Wms};
-use pilotsim::workload::JobStatus;
+use pilotsim::workload::{JobStatus, StreamInfo};
 
 /// Two sites of 20 slots, two streams of 60 short jobs each, six hours.
 fn small() -> Scenario {
@@ -39,7 +39,7 @@ fn a_push_wms_runs_on_the_world_unchanged() {
     let setup = Setup {
         instances: vec![Box::new(push) as Box<dyn Wms>],
         entities: PushWms::entities(&["prod", "user"]),
-        stream_wms: vec![0, 0],
+        streams: StreamInfo::of_job_streams(&s.workload, &[0, 0]),
         accounting_period: None,
     };
     let w = sim::run_with(&s, setup, &rngs, |_, _| {});
@@ -63,7 +63,7 @@ fn dirac_and_a_push_wms_share_one_grid() {
         instances: vec![Box::new(dirac) as Box<dyn Wms>, Box::new(PushWms::new(SimDuration::from_secs(60)))],
         entities,
         // Production goes through DIRAC, the user stream is pushed.
-        stream_wms: vec![0, 1],
+        streams: StreamInfo::of_job_streams(&s.workload, &[0, 1]),
         accounting_period: None,
     };
     let w = sim::run_with(&s, setup, &rngs, |_, _| {});
@@ -146,7 +146,7 @@ fn a_misbehaving_wms_cannot_break_the_world() {
     let setup = Setup {
         instances: vec![Box::new(rogue) as Box<dyn Wms>],
         entities: PushWms::entities(&["prod", "user"]),
-        stream_wms: vec![0, 0],
+        streams: StreamInfo::of_job_streams(&s.workload, &[0, 0]),
         accounting_period: None,
     };
     let w = sim::run_with(&s, setup, &rngs, |_, _| {});

@@ -103,6 +103,8 @@ pub enum NetworkError {
 pub enum TransferError {
     #[error("no link {0}")]
     UnknownLink(LinkId),
+    #[error("the scenario has no link from site {from} to site {to}")]
+    NoRoute { from: SiteId, to: SiteId },
     #[error("no transfer {0}")]
     UnknownTransfer(TransferId),
     #[error("transfer {transfer} is already {}", status.as_str())]

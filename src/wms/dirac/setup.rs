@@ -181,6 +181,7 @@ pub fn share_entities(s: &Scenario, d: &DiracConfig) -> ShareEntities {
             level: Level::Group,
             parent: None,
             target_share: if total > 0.0 { config(g).job_share / total } else { 0.0 },
+            wms: 0,
         })
         .collect();
     for (gi, g) in groups.iter().enumerate() {
@@ -199,6 +200,7 @@ pub fn share_entities(s: &Scenario, d: &DiracConfig) -> ShareEntities {
                 level: Level::User,
                 parent: Some(gi),
                 target_share: 1.0 / users.len() as f64,
+                wms: 0,
             });
         }
     }
