@@ -14,6 +14,8 @@ use crate::grid::storage::Storages;
 use crate::panda::harvester::config::WorkerCounts;
 use crate::panda::job_broker::JobCounts;
 
+pub mod prod;
+
 /// The run as the views read it at one instant; filled by the PanDA WMS from its own tables.
 #[derive(Debug, Clone, Copy)]
 pub struct Dynamic<'a> {
