@@ -14,6 +14,11 @@ use crate::grid::storage::Storages;
 use crate::panda::harvester::config::WorkerCounts;
 use crate::panda::job_broker::JobCounts;
 
+pub mod anal;
+pub mod anal_cycle;
+pub mod anal_data;
+pub mod ce_choice;
+pub mod harvester;
 pub mod prod;
 
 /// The run as the views read it at one instant; filled by the PanDA WMS from its own tables.
