@@ -60,9 +60,15 @@ impl Finished {
         let w = &mut self.world;
         let mut job_columns = Vec::new();
         let mut pilot_columns = Vec::new();
+        let mut wms_tables = Vec::new();
+        let mut wms_summaries = std::collections::BTreeMap::new();
         for wms in &w.wms {
             merge_columns(&mut job_columns, wms.job_columns(&w.core.jobs));
             merge_columns(&mut pilot_columns, wms.pilot_columns(&w.core.grid));
+            wms_tables.extend(wms.tables());
+            if let Some(v) = wms.summary(&w.core.jobs) {
+                wms_summaries.insert(wms.name().to_string(), v);
+            }
         }
         RunData {
             meta: self.meta.clone(),
@@ -75,6 +81,9 @@ impl Finished {
             wms_names: w.wms.iter().map(|x| x.name().to_string()).collect(),
             job_columns,
             pilot_columns,
+            wms_tables,
+            wms_summaries,
+            network: &w.core.network,
         }
     }
 
@@ -96,6 +105,8 @@ fn merge_columns(into: &mut Vec<ExtraColumn>, from: Vec<ExtraColumn>) {
             None => into.push(col),
             Some(have) => match (&mut have.values, col.values) {
                 (ExtraValues::U32(a), ExtraValues::U32(b)) => a.iter_mut().zip(b).for_each(|(x, y)| *x = x.or(y)),
+                (ExtraValues::F64(a), ExtraValues::F64(b)) => a.iter_mut().zip(b).for_each(|(x, y)| *x = x.or(y)),
+                (ExtraValues::Bool(a), ExtraValues::Bool(b)) => a.iter_mut().zip(b).for_each(|(x, y)| *x = x.or(y)),
                 (ExtraValues::Str(a), ExtraValues::Str(b)) => {
                     a.iter_mut().zip(b).for_each(|(x, y)| *x = x.take().or(y))
                 }

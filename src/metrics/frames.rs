@@ -27,6 +27,8 @@ fn with_extras(mut cols: Vec<Column>, extras: &[ExtraColumn]) -> PolarsResult<Da
     for x in extras {
         cols.push(match &x.values {
             ExtraValues::U32(v) => col(&x.name, v.clone()),
+            ExtraValues::F64(v) => col(&x.name, v.clone()),
+            ExtraValues::Bool(v) => col(&x.name, v.clone()),
             ExtraValues::Str(v) => col(&x.name, v.clone()),
         });
     }
@@ -59,6 +61,34 @@ pub fn jobs(run: &RunData) -> PolarsResult<DataFrame> {
         col("wms", j.iter().map(|x| run.wms_names[x.wms as usize].as_str()).collect::<Vec<_>>()),
     ];
     with_extras(cols, &run.job_columns)
+}
+
+/// A WMS's own table.
+pub fn wms_table(t: &super::Table) -> PolarsResult<DataFrame> {
+    with_extras(Vec::new(), &t.columns)
+}
+
+/// One row per transfer over the grid's links: `transfer_id`, `from_site`, `to_site`, `bytes`,
+/// `status`, `submit_s`, `start_s` (it took a share of the link), `end_s` (done or cancelled).
+pub fn transfers(run: &RunData) -> PolarsResult<DataFrame> {
+    let net = run.network;
+    let sites: Vec<&str> = run.scenario.sites.iter().map(|s| s.name.as_str()).collect();
+    let n = net.transfer_count();
+    let all: Vec<_> = (0..n).filter_map(|t| net.transfer(t as u32)).collect();
+    let site = |l: u32, from: bool| {
+        net.spec(l).map(|s| sites.get(if from { s.from } else { s.to } as usize).copied().unwrap_or("").to_string())
+    };
+    let cols = vec![
+        col("transfer_id", (0..all.len() as u32).collect::<Vec<u32>>()),
+        col("from_site", all.iter().map(|t| site(t.link, true)).collect::<Vec<_>>()),
+        col("to_site", all.iter().map(|t| site(t.link, false)).collect::<Vec<_>>()),
+        col("bytes", all.iter().map(|t| t.bytes).collect::<Vec<u64>>()),
+        col("status", all.iter().map(|t| t.status.as_str()).collect::<Vec<_>>()),
+        col("submit_s", all.iter().map(|t| t.submitted.as_secs_f64()).collect::<Vec<_>>()),
+        col("start_s", all.iter().map(|t| secs(t.started)).collect::<Vec<_>>()),
+        col("end_s", all.iter().map(|t| secs(t.ended)).collect::<Vec<_>>()),
+    ];
+    DataFrame::new_infer_height(cols)
 }
 
 /// One row per pilot: the neutral columns, then the WMSs' own (DIRAC: `task_queue_id`,

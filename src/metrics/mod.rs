@@ -34,6 +34,8 @@ pub struct RunMeta {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ExtraValues {
     U32(Vec<Option<u32>>),
+    F64(Vec<Option<f64>>),
+    Bool(Vec<Option<bool>>),
     Str(Vec<Option<String>>),
 }
 
@@ -42,6 +44,14 @@ pub enum ExtraValues {
 pub struct ExtraColumn {
     pub name: String,
     pub values: ExtraValues,
+}
+
+/// A table a WMS adds to the outputs (`<name>.parquet`), column by column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    /// File stem: `brokerage` is written as `brokerage.parquet`.
+    pub name: String,
+    pub columns: Vec<ExtraColumn>,
 }
 
 /// What a finished run hands to the output writers.
@@ -60,6 +70,12 @@ pub struct RunData<'a> {
     /// Columns the WMSs add to `jobs.parquet` and `pilots.parquet`.
     pub job_columns: Vec<ExtraColumn>,
     pub pilot_columns: Vec<ExtraColumn>,
+    /// Tables of the WMSs' own (`brokerage`), each written as `<name>.parquet`.
+    pub wms_tables: Vec<Table>,
+    /// Each WMS's own section of `summary.json` (`"wms": {"panda": {…}}`).
+    pub wms_summaries: std::collections::BTreeMap<String, serde_json::Value>,
+    /// The grid's links and transfers (`transfers.parquet` when any was made).
+    pub network: &'a crate::grid::network::Network,
 }
 
 /// CE names and their site names, flattened in scenario order (CE index order).

@@ -105,6 +105,16 @@ pub struct Summary {
     pub jain_index: Option<f64>,
     /// Waiting time per group.
     pub wait_time_s: BTreeMap<String, WaitStats>,
+    /// Jobs a WMS gave up before they ran (PanDA's closed jobs); absent when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub jobs_cancelled: u64,
+    /// Each WMS's own figures (PanDA: brokerage, data, timeouts, Harvester); absent when none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub wms: BTreeMap<String, serde_json::Value>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 fn finite(v: f64) -> Option<f64> {
@@ -251,6 +261,8 @@ pub fn build(run: &mut RunData) -> Summary {
         convergence_time_h: if all_converge { converged } else { None },
         jain_index: jain(&ratios),
         wait_time_s: waits,
+        jobs_cancelled: count(JobStatus::Cancelled),
+        wms: run.wms_summaries.clone(),
     }
 }
 

@@ -110,9 +110,18 @@ pub fn write_run(dir: &Path, run: &mut RunData) -> Result<Summary> {
         ("jobs.parquet", frames::jobs(run)),
         ("pilots.parquet", frames::pilots(run)),
     ];
-    let mut parquet = Vec::new();
+    let mut parquet: Vec<(String, Vec<u8>)> = Vec::new();
     for (name, df) in tables {
         let mut df = df.with_context(|| format!("building {name}"))?;
+        parquet.push((name.to_string(), frames::parquet_bytes(&mut df, &run.meta)?));
+    }
+    if run.network.transfer_count() > 0 {
+        let mut df = frames::transfers(run).context("building transfers.parquet")?;
+        parquet.push(("transfers.parquet".into(), frames::parquet_bytes(&mut df, &run.meta)?));
+    }
+    for t in &run.wms_tables {
+        let name = format!("{}.parquet", t.name);
+        let mut df = frames::wms_table(t).with_context(|| format!("building {name}"))?;
         parquet.push((name, frames::parquet_bytes(&mut df, &run.meta)?));
     }
     let share = charts::share_convergence(&share_chart(run))?;

@@ -1,9 +1,7 @@
 //! The `panda` section of a scenario (issue 11 items 1–2): PanDA as a WMS beside (or instead of)
 //! `dirac`. It names what the PanDA decision modules of `crate::panda` read, with their real
 //! defaults, and is validated like the `dirac` section (`panda.queues[3].maxrss`, see
-//! [`check`]). The WMS that runs it (`wms/panda`) is not in this build yet: a scenario with both
-//! sections runs DIRAC only and says so ([`super::warnings`]); a PanDA-only scenario is refused by
-//! `sim::run`.
+//! [`check`]). `wms::panda` runs it, alone or beside DIRAC on the same grid.
 //!
 //! ```text
 //! panda: (
@@ -123,6 +121,34 @@ pub struct PandaConfig {
     pub analysis: Vec<AnalysisStream>,
     /// Job-record streams replayed from PanDA job tables (CSV).
     pub replay: Vec<ReplayStream>,
+    /// How often PanDA's agents run.
+    pub agents: PandaAgents,
+}
+
+/// The periods of PanDA's agents, in seconds. PanDA takes them from its deployment's
+/// configuration files (`panda_jedi.cfg` `loopCycle`s, the daemon table), not from code; the
+/// defaults are copyArchive's template period where one exists (reference §6) and pilotsim's
+/// choices otherwise (each says so). Harvester's cycle is `harvester.lookupTime` (60 s).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PandaAgents {
+    /// JEDI's TaskBroker cycle over the tasks in `assigning` (pilotsim's default 300 s; a task
+    /// left pending is retried after `task_broker::PENDING_RETRY_S` = 30 min either way).
+    pub task_brokerage_s: f64,
+    /// JEDI's JobGenerator cycle: throttle, job brokerage and job creation per gshare
+    /// (pilotsim's default 60 s).
+    pub job_generation_s: f64,
+    /// copyArchive, the timeout daemon with fast rebrokerage (cron every 40 min: 2400 s,
+    /// `panda::timeouts::COPY_ARCHIVE_PERIOD`).
+    pub copy_archive_s: f64,
+    /// How often the gshare distribution that orders dispatch is recomputed (10 s, reference §7).
+    pub gshare_refresh_s: f64,
+}
+
+impl Default for PandaAgents {
+    fn default() -> Self {
+        Self { task_brokerage_s: 300.0, job_generation_s: 60.0, copy_archive_s: 2400.0, gshare_refresh_s: 10.0 }
+    }
 }
 
 impl PandaVariant {

@@ -404,12 +404,6 @@ fn storages<'a>(c: &mut Checker, s: &'a Scenario, sites: &BTreeSet<&str>) -> BTr
 pub fn warnings(s: &Scenario) -> Vec<Problem> {
     let mut out = Vec::new();
     if let Some(p) = &s.panda {
-        if s.dirac.is_some() {
-            out.push(Problem {
-                path: "panda".into(),
-                message: "the panda section is validated but not simulated yet (the PanDA WMS is not in this build): this run simulates DIRAC only".into(),
-            });
-        }
         out.extend(super::panda::check::warnings(s, p));
     }
     let Some(d) = &s.dirac else { return out };

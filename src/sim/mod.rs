@@ -21,13 +21,6 @@ pub fn run(scenario: &Scenario, seed: u64, progress: impl FnMut(SimTime, SimTime
     if !problems.is_empty() {
         return Err(problems);
     }
-    if scenario.dirac.is_none() && scenario.panda.is_some() {
-        // Until `wms/panda` exists: never run a PanDA scenario as if its section were not there.
-        return Err(vec![Problem {
-            path: "panda".into(),
-            message: "the PanDA WMS is not in this build yet: the panda section is validated but cannot be simulated; add a `dirac` section to run the DIRAC part".into(),
-        }]);
-    }
     let rngs = RngStreams::new(seed);
     let setup = wms::setup(scenario, &rngs);
     Ok(run_with(scenario, setup, &rngs, progress))

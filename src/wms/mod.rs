@@ -100,8 +100,9 @@ pub trait Ctx {
     fn release_storage(&mut self, id: StorageId, bytes: u64) -> Result<(), StorageError>;
 }
 
-/// A workload management system driving pilots and jobs on the shared grid.
-pub trait Wms {
+/// A workload management system driving pilots and jobs on the shared grid. `Any` lets a
+/// caller that knows the concrete type read its tables (`&dyn Wms` upcasts to `&dyn Any`).
+pub trait Wms: std::any::Any {
     /// A short name for outputs (`dirac`, `panda`).
     fn name(&self) -> &str;
     /// At time 0, before any event: set the first timers.
@@ -126,6 +127,14 @@ pub trait Wms {
     /// Extra columns of `pilots.parquet` (one value per pilot, `None` for others' pilots).
     fn pilot_columns(&self, _grid: &Grid) -> Vec<ExtraColumn> {
         Vec::new()
+    }
+    /// Tables of its own for the outputs (PanDA: `brokerage`).
+    fn tables(&self) -> Vec<crate::metrics::Table> {
+        Vec::new()
+    }
+    /// Its own section of `summary.json`, if any.
+    fn summary(&self, _jobs: &[Job]) -> Option<serde_json::Value> {
+        None
     }
     /// Violations of the WMS's own invariants at the end of a run.
     fn check_invariants(&self, _jobs: &[Job]) -> Vec<String> {
@@ -160,6 +169,14 @@ pub fn setup(scenario: &crate::scenario::Scenario, rngs: &crate::engine::RngStre
         entities = e;
         streams.extend(scenario.workload.iter().map(|w| StreamInfo::of_job_stream(w, 0)));
         instances.push(Box::new(dirac));
+    }
+    if let Some(cfg) = &scenario.panda {
+        let wms = instances.len() as crate::ids::WmsId;
+        let first_stream = streams.len() as u32;
+        let (p, e, s) = panda::PandaWms::new(scenario, cfg, wms, first_stream, rngs);
+        entities.append(e);
+        streams.extend(s);
+        instances.push(Box::new(p));
     }
     Setup { instances, entities, streams, accounting_period }
 }

@@ -66,8 +66,13 @@ pub struct JobSpec {
 
 /// Arrival times of one stream's jobs, in order.
 pub fn arrival_times(stream: &JobStream, rng: &mut crate::engine::SimRng) -> Vec<SimTime> {
-    let n = stream.count as usize;
-    match stream.arrival {
+    arrivals(&stream.arrival, stream.count, rng)
+}
+
+/// `count` arrival times by `arrival`, in order (job streams, PanDA task streams).
+pub fn arrivals(arrival: &Arrival, count: u32, rng: &mut crate::engine::SimRng) -> Vec<SimTime> {
+    let n = count as usize;
+    match *arrival {
         Arrival::Burst { at_s } => vec![SimTime::ZERO + SimDuration::from_secs_f64(at_s); n],
         Arrival::Spread { start_s, end_s } => (0..n)
             .map(|i| SimTime::ZERO + SimDuration::from_secs_f64(start_s + (end_s - start_s) * i as f64 / n as f64))

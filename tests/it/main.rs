@@ -4,6 +4,7 @@ mod check;
 mod cli;
 mod determinism;
 mod layers;
+mod panda;
 mod pins;
 mod report;
 mod robustness;

@@ -15,6 +15,8 @@ const PINS: &[(&str, &[&str], u64, u64, &str)] = &[
     ("tuning_extra_pilots.ron", &[], 11, 33_828, "7542d37ab432db9d"),
     // DIRAC 9.1.22 (issue 9): every option of the preset in play on the quickstart.
     ("quickstart.ron", &["dirac.preset=Dirac9"], 42, 57_369, "b606bb92008499a4"),
+    // The PanDA WMS (issue 11): brokerage, Harvester, dispatch, transfers, copyArchive.
+    ("panda_quickstart.ron", &[], 4, 80_528, "6e9f1c3c61281c98"),
 ];
 
 #[test]

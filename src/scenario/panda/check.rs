@@ -76,6 +76,19 @@ pub(in crate::scenario) fn check(
 ) {
     let rules = p.rules();
 
+    // Agent periods: at least a second, so that time passes between two cycles.
+    let a = &p.agents;
+    for (field, v) in [
+        ("task_brokerage_s", a.task_brokerage_s),
+        ("job_generation_s", a.job_generation_s),
+        ("copy_archive_s", a.copy_archive_s),
+        ("gshare_refresh_s", a.gshare_refresh_s),
+    ] {
+        if !(v.is_finite() && v >= 1.0) {
+            c.fail(format!("panda.agents.{field}"), format!("a period of at least 1 s, got {v}"));
+        }
+    }
+
     // Module parameters: their own validation, and no variant written inside them.
     let module_checks = [
         ("panda.gdpconfig.job_broker", job_broker::validate(&p.gdpconfig.job_broker)),
@@ -273,6 +286,8 @@ pub(in crate::scenario) fn check(
         }
         gshare(c, format!("{path}.gshare"), &t.gshare);
         architecture(c, &format!("{path}.architecture"), &t.architecture, rules.arch);
+        c.probability(&format!("{path}.failure_probability"), t.failure_probability);
+        c.count(&format!("{path}.max_attempt"), u64::from(t.max_attempt));
     }
     for (i, a) in p.analysis.iter().enumerate() {
         let path = format!("panda.analysis[{i}]");
@@ -297,6 +312,8 @@ pub(in crate::scenario) fn check(
         }
         gshare(c, format!("{path}.gshare"), &a.gshare);
         architecture(c, &format!("{path}.architecture"), &a.architecture, rules.arch);
+        c.probability(&format!("{path}.failure_probability"), a.failure_probability);
+        c.count(&format!("{path}.max_attempt"), u64::from(a.max_attempt));
     }
     for (i, r) in p.replay.iter().enumerate() {
         let path = format!("panda.replay[{i}]");

@@ -37,7 +37,7 @@ fn has(f: impl Fn(&mut Scenario), path: &str) -> bool {
 }
 
 #[test]
-fn the_example_with_dirac_and_panda_validates_and_warns_it_is_not_simulated() {
+fn the_example_with_dirac_and_panda_validates() {
     let s = example();
     assert_eq!(validate(&s), vec![]);
     let p = s.panda.as_ref().unwrap();
@@ -48,7 +48,7 @@ fn the_example_with_dirac_and_panda_validates_and_warns_it_is_not_simulated() {
     assert_eq!(p.queue("AGLT2").unwrap().corepower, 10.0, "PanDA's assumed corepower");
     assert_eq!(s.storages[2].write_wan, crate::grid::config::StorageStatus::Test);
     let w = warnings(&s);
-    assert!(w.iter().any(|w| w.path == "panda" && w.message.contains("validated but not simulated yet")), "{w:?}");
+    assert!(w.iter().all(|w| !w.message.contains("not simulated")), "both WMSs run: {w:?}");
     // The example's pull queue has maxWorkers; defaults are Harvester's.
     assert_eq!(p.queues[2].harvester, crate::panda::harvester::config::HarvesterQueueConfig::default());
     assert_eq!(p.harvester.max_new_workers, Some(500));
@@ -226,16 +226,19 @@ fn missing_queues_nuclei_or_queue_types_are_reported() {
 }
 
 #[test]
-fn a_panda_only_scenario_validates_but_is_refused_by_the_simulator() {
+fn a_panda_only_scenario_validates_and_runs() {
     let mut s = example();
     s.dirac = None;
     assert!(has(|s| s.dirac = None, "workload"), "DIRAC job streams need the dirac section");
     s.workload.clear();
     assert_eq!(validate(&s), vec![]);
-    assert!(warnings(&s).iter().all(|w| w.path != "panda"), "nothing runs: no 'DIRAC only' warning");
-    let e = crate::sim::run(&s, 1, |_, _| {}).err().unwrap();
-    assert_eq!(e[0].path, "panda");
-    assert!(e[0].message.contains("PanDA WMS is not in this build yet"), "{}", e[0].message);
+    let mut short = s.clone();
+    short.duration_s = 3.0 * 3600.0;
+    short.output.warmup_s = 0.0;
+    let w = crate::sim::run(&short, 1, |_, _| {}).expect("a PanDA-only scenario runs");
+    assert_eq!(crate::sim::check_invariants(&w), Vec::<String>::new());
+    assert_eq!(w.wms.len(), 1);
+    assert_eq!(w.wms[0].name(), "panda");
     // Neither section: the error names both.
     s.panda = None;
     let p = validate(&s);

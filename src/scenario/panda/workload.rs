@@ -111,6 +111,22 @@ pub struct ProductionStream {
     /// parsed by `panda::arch::TaskArch`; `None` = none.
     #[serde(default)]
     pub architecture: Option<String>,
+    /// Probability that a job's payload fails (pilotsim's: PanDA retries it while
+    /// `max_attempt` allows); default 0.
+    #[serde(default)]
+    pub failure_probability: f64,
+    /// `maxAttempt`: attempts of a chunk before it fails for good (JEDI's default 3 for
+    /// production, `ContentsFeeder` L466).
+    #[serde(default = "three")]
+    pub max_attempt: u8,
+}
+
+fn three() -> u8 {
+    3
+}
+
+fn ten() -> u8 {
+    10
 }
 
 fn one_u32() -> u32 {
@@ -193,6 +209,12 @@ pub struct AnalysisStream {
     /// `architecture`, e.g. a GPU spec (`&nvidia…`): only PQs `panda::arch` accepts can run it.
     #[serde(default)]
     pub architecture: Option<String>,
+    /// Probability that a job's payload fails (pilotsim's); default 0.
+    #[serde(default)]
+    pub failure_probability: f64,
+    /// `maxAttempt` (JEDI's default 10 for analysis, `AtlasAnalTaskRefiner` L114).
+    #[serde(default = "ten")]
+    pub max_attempt: u8,
 }
 
 fn default_user_priority() -> i64 {

@@ -1,6 +1,275 @@
-//! The PanDA WMS on the WMS boundary (issue 11): JEDI task brokerage to nuclei, job
-//! generation and job brokerage to PanDA queues, Harvester's pilots, dispatch by global share,
-//! the timeout daemon, and data on the network. Under construction: [`view`] builds the inputs
-//! of the decision modules.
+//! The PanDA WMS on the WMS boundary (issue 11; seed 004, reference `panda.md` §1–§8).
+//!
+//! PanDA *pushes* jobs to PanDA queues (PQs) by brokerage, and pilots *pull* inside a queue:
+//!
+//! ```text
+//! task arrives ──► JEDI TaskBroker (every agents.task_brokerage_s): panda::task_broker → nucleus
+//!   (analysis tasks skip this)                         pending → retried after 30 min
+//! JEDI JobGenerator (every agents.job_generation_s), per gshare leaf × resource type:
+//!   panda::gshare::throttle → how many jobs; panda::job_broker / panda::anal_broker → top-10 PQs;
+//!   SitePicker.get_one_site_candidate per 25 jobs → each job `defined` at its PQ:
+//!     input at the PQ's site → `activated`; else `assigned`, one transfer per input file over
+//!     the network, `activated` when the last file arrived
+//! Harvester (every harvester.lookupTime): panda::harvester::define_num_workers per PQ → pilots
+//!   on the PQ's CEs through the grid's batch state machine
+//! a running pilot asks its PQ: gshare dispatch order (sorted leaves, 10 % by age), then
+//!   priority, then PandaID → `sent`/`starting`/`running` (the payload starts at once)
+//! payload ends: success → `transferring` (output to the nucleus over the network) → `finished`;
+//!   failure → `failed`, and JEDI regenerates the chunk while attempts remain (maxAttempt)
+//! copyArchive (every agents.copy_archive_s): panda::timeouts rules on every queued job;
+//!   reassigned jobs are `closed` and their chunk regenerated (attempt + 1)
+//! ```
+//!
+//! The pure decisions are `crate::panda`'s; [`view`] builds their inputs from the scenario and a
+//! snapshot of these tables. Each brokerage decision is kept ([`record`]) for `brokerage.parquet`
+//! and `pilotsim explain`.
 
+mod analysis;
+mod daemon;
+mod data;
+mod dispatch;
+mod jedi;
+mod outputs;
+mod pilots;
+pub mod record;
+mod setup;
+pub mod tables;
 pub mod view;
+
+use crate::engine::{RngStreams, SimRng, SimTime};
+use crate::grid::Grid;
+use crate::grid::network::TransferId;
+use crate::ids::{JobId, PilotId, WmsId};
+use crate::metrics::ExtraColumn;
+use crate::scenario::Scenario;
+use crate::scenario::panda::{PandaConfig, PandaRules};
+use crate::wms::{Answer, Ctx, PilotNews, Timer, Wms};
+use crate::workload::{Job, ShareEntities, StreamInfo};
+
+pub use setup::StreamShape;
+use tables::Tables;
+
+/// Timer kinds (digest codes; clear of the world's `sim::world::WORLD_CODES`).
+const TASK_ARRIVAL: u16 = 200;
+const TASK_BROKERAGE: u16 = 201;
+const JOB_GENERATION: u16 = 202;
+const HARVESTER: u16 = 203;
+const COPY_ARCHIVE: u16 = 204;
+
+/// A PQ's Harvester workers: queued (submitted, waiting in the batch system) and running.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Workers {
+    pub queued: u64,
+    pub running: u64,
+}
+
+/// The PanDA WMS instance of a world.
+pub struct PandaWms {
+    cfg: PandaConfig,
+    rules: PandaRules,
+    /// Static facts of the scenario the agents read (queues' CEs and sites, stream shapes).
+    statics: setup::Statics,
+    /// The inputs of production task and job brokerage.
+    prod_view: view::prod::ProdView,
+    /// The inputs of analysis brokerage.
+    anal_view: view::anal::AnalView,
+    /// getJob requests and job starts per PQ over the last hours (analysis brokerage's inputs).
+    gets: analysis::Activity,
+    starts: analysis::Activity,
+    /// The inputs of Harvester's decisions.
+    harvest_view: view::harvester::HarvesterView,
+    /// The world stream of PanDA stream `k` is `first_stream + k`.
+    first_stream: u32,
+    tables: Tables,
+    /// Task arrival times of each task (task index order), set at start.
+    arrivals: Vec<SimTime>,
+    /// Production tasks waiting for a nucleus.
+    assigning: Vec<u32>,
+    /// Tasks generating or running jobs.
+    generating: Vec<u32>,
+    /// Jobs not yet final (pruned by copyArchive).
+    live: Vec<u32>,
+    /// The PQ and CE (index in its `queue_ces`) of each of its pilots, by `PilotId`
+    /// (`u16::MAX`: another WMS's pilot).
+    pilot_queue: Vec<u16>,
+    pilot_ce: Vec<u16>,
+    workers: Vec<Workers>,
+    /// Workers per PQ and CE (the CE weighting's statistics).
+    ce_workers: Vec<Vec<Workers>>,
+    /// `laststart` of each PQ: when a job last started there.
+    last_start: Vec<Option<SimTime>>,
+    /// The job each of its transfers carries, by `TransferId` (`u32::MAX` for none).
+    transfer_job: Vec<u32>,
+    /// Dispatch order of the gshare leaves (indices) and when it was computed.
+    leaf_rank: Vec<usize>,
+    ranks_at: Option<SimTime>,
+    /// The job broker's queue buffer, refilled every brokerage.
+    queue_buf: Vec<view::prod::BrokerQueue>,
+    pub record: record::Records,
+    pub data: data::DataCounters,
+    pub daemon: daemon::DaemonCounters,
+    pub harvester: pilots::HarvesterCounters,
+    rng_task_broker: SimRng,
+    rng_site_pick: SimRng,
+    rng_anal: SimRng,
+    rng_dispatch: SimRng,
+    rng_harvester: SimRng,
+}
+
+impl PandaWms {
+    /// The PanDA WMS of `scenario` as instance `wms`, its streams numbered from `first_stream`:
+    /// the instance, its share entities (one group per gshare leaf, targets the leaves'
+    /// normalised percentages) and its job streams (one per task stream).
+    pub fn new(
+        scenario: &Scenario,
+        cfg: &PandaConfig,
+        wms: WmsId,
+        first_stream: u32,
+        rngs: &RngStreams,
+    ) -> (Self, ShareEntities, Vec<StreamInfo>) {
+        let statics = setup::Statics::new(scenario, cfg);
+        let (entities, streams) = setup::entities_and_streams(&statics, wms);
+        let nq = cfg.queues.len();
+        let n_leaves = statics.leaves.len();
+        let arrival_rng = |name: &str| rngs.stream(&format!("panda:{name}/arrival"));
+        let mut arrivals = Vec::new();
+        let mut tasks = Vec::new();
+        for (k, shape) in statics.shapes.iter().enumerate() {
+            let times = crate::workload::arrivals(&shape.arrival, shape.count, &mut arrival_rng(&shape.name));
+            for (no, t) in times.into_iter().enumerate() {
+                arrivals.push(t);
+                tasks.push(setup::new_task(k as u16, no as u32, t, shape));
+            }
+        }
+        let mut tables = Tables::new(nq, n_leaves);
+        tables.tasks = tasks;
+        let me = Self {
+            rules: cfg.rules(),
+            cfg: cfg.clone(),
+            prod_view: view::prod::ProdView::new(scenario),
+            harvest_view: view::harvester::HarvesterView::new(scenario),
+            anal_view: view::anal::AnalView::new(scenario),
+            gets: analysis::Activity::new(nq),
+            starts: analysis::Activity::new(nq),
+            first_stream,
+            tables,
+            arrivals,
+            assigning: Vec::new(),
+            generating: Vec::new(),
+            live: Vec::new(),
+            pilot_queue: Vec::new(),
+            pilot_ce: Vec::new(),
+            workers: vec![Workers::default(); nq],
+            ce_workers: statics.queue_ces.iter().map(|c| vec![Workers::default(); c.len().max(1)]).collect(),
+            last_start: vec![None; nq],
+            transfer_job: Vec::new(),
+            leaf_rank: (0..n_leaves).collect(),
+            ranks_at: None,
+            queue_buf: Vec::new(),
+            record: record::Records::default(),
+            data: data::DataCounters::default(),
+            daemon: daemon::DaemonCounters::default(),
+            harvester: pilots::HarvesterCounters::default(),
+            rng_task_broker: rngs.stream("panda/task_broker"),
+            rng_site_pick: rngs.stream("panda/job_broker/site_pick"),
+            rng_anal: rngs.stream("panda/anal_broker"),
+            rng_dispatch: rngs.stream("panda/dispatch"),
+            rng_harvester: rngs.stream("panda/harvester/ce"),
+            statics,
+        };
+        (me, entities, streams)
+    }
+
+    /// The tables (for outputs and tests).
+    pub fn tables(&self) -> &Tables {
+        &self.tables
+    }
+
+    fn corepower(&self, q: u16) -> f64 {
+        self.cfg.queues[q as usize].corepower
+    }
+
+    fn every(&self, ctx: &mut dyn Ctx, kind: u16, period_s: f64) {
+        let next = ctx.now() + crate::engine::SimDuration::from_secs_f64(period_s);
+        ctx.set_timer(next, Timer { kind, id: 0 });
+    }
+}
+
+impl Wms for PandaWms {
+    fn name(&self) -> &str {
+        "panda"
+    }
+
+    fn start(&mut self, ctx: &mut dyn Ctx) {
+        for (i, &t) in self.arrivals.iter().enumerate() {
+            ctx.set_timer(t, Timer { kind: TASK_ARRIVAL, id: i as u32 });
+        }
+        for kind in [TASK_BROKERAGE, JOB_GENERATION, HARVESTER, COPY_ARCHIVE] {
+            ctx.set_timer(SimTime::ZERO, Timer { kind, id: 0 });
+        }
+    }
+
+    fn job_submitted(&mut self, _ctx: &mut dyn Ctx, _j: JobId) {
+        // PanDA's jobs are created by the WMS itself (Ctx::create_job), never by the world.
+    }
+
+    fn timer(&mut self, ctx: &mut dyn Ctx, timer: Timer) {
+        let a = self.cfg.agents;
+        match timer.kind {
+            TASK_ARRIVAL => self.task_arrived(ctx, timer.id),
+            TASK_BROKERAGE => {
+                self.task_brokerage(ctx);
+                self.every(ctx, TASK_BROKERAGE, a.task_brokerage_s);
+            }
+            JOB_GENERATION => {
+                self.job_generation(ctx);
+                self.every(ctx, JOB_GENERATION, a.job_generation_s);
+            }
+            HARVESTER => {
+                self.harvester_cycle(ctx);
+                self.every(ctx, HARVESTER, self.cfg.harvester.lookup_time.max(1) as f64);
+            }
+            COPY_ARCHIVE => {
+                self.copy_archive(ctx);
+                self.every(ctx, COPY_ARCHIVE, a.copy_archive_s);
+            }
+            _ => {}
+        }
+    }
+
+    fn pilot_news(&mut self, ctx: &mut dyn Ctx, p: PilotId, news: PilotNews) {
+        self.pilot_news_of(ctx, p, news);
+    }
+
+    fn pilot_asks(&mut self, ctx: &mut dyn Ctx, p: PilotId) -> Answer {
+        self.dispatch(ctx, p)
+    }
+
+    fn job_ended(&mut self, ctx: &mut dyn Ctx, _p: PilotId, j: JobId) {
+        self.payload_ended(ctx, j);
+    }
+
+    fn transfer_done(&mut self, ctx: &mut dyn Ctx, t: TransferId) {
+        self.transfer_arrived(ctx, t);
+    }
+
+    fn job_columns(&self, jobs: &[Job]) -> Vec<ExtraColumn> {
+        outputs::job_columns(self, jobs)
+    }
+
+    fn pilot_columns(&self, grid: &Grid) -> Vec<ExtraColumn> {
+        outputs::pilot_columns(self, grid)
+    }
+
+    fn tables(&self) -> Vec<crate::metrics::Table> {
+        vec![outputs::brokerage_table(self)]
+    }
+
+    fn summary(&self, _jobs: &[Job]) -> Option<serde_json::Value> {
+        Some(outputs::summary(self))
+    }
+
+    fn check_invariants(&self, jobs: &[Job]) -> Vec<String> {
+        outputs::check_invariants(self, jobs)
+    }
+}

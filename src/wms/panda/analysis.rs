@@ -1,0 +1,203 @@
+//! Analysis job generation: JEDI's analysis throttle and `panda::anal_broker` for one task's
+//! bunch (reference §4), with the per-user job table and the per-PQ pilot activity the broker
+//! reads, kept here.
+//!
+//! - `pilot_requests_3h[q]` (PanDA's `SiteData` getJob + updateJob over 3 h): the getJob
+//!   requests the PQ's pilots made in the last 3 h, plus one updateJob per running job per
+//!   30 min (a pilot's heartbeat period) over the same 3 h, i.e. 6 per job running now.
+//! - `started_in_window[q]`: jobs started in `getSiteToRunRateStats`' window (6 h up to 5 min
+//!   ago), from 10-minute buckets.
+
+use crate::engine::SimTime;
+use crate::panda::anal_broker::{self, Outcome};
+use crate::panda::job_broker::{SiteCandidate, SitePicker};
+use crate::panda::timeouts::JobStatus as PStatus;
+use crate::wms::Ctx;
+
+use super::PandaWms;
+use super::record::DecisionKind;
+use super::view::Dynamic;
+use super::view::anal_cycle::{AnalCycle, AnalDynamic, AnalTaskState, UserJobs};
+
+/// Minutes per bucket of the activity windows.
+const BUCKET_MS: u64 = 600_000;
+/// Buckets kept: 6 h.
+const BUCKETS: usize = 36;
+
+/// Counts per PQ in 10-minute buckets over the last 6 h.
+#[derive(Debug, Clone, Default)]
+pub struct Activity {
+    /// `[q][bucket % BUCKETS]` with the bucket number it holds.
+    buckets: Vec<[(u64, u64); BUCKETS]>,
+}
+
+impl Activity {
+    pub fn new(queues: usize) -> Self {
+        Self { buckets: vec![[(u64::MAX, 0); BUCKETS]; queues] }
+    }
+
+    pub fn add(&mut self, q: usize, now: SimTime) {
+        let b = now.as_millis() / BUCKET_MS;
+        let slot = &mut self.buckets[q][(b % BUCKETS as u64) as usize];
+        if slot.0 != b {
+            *slot = (b, 0);
+        }
+        slot.1 += 1;
+    }
+
+    /// Events of PQ `q` in the buckets `[from, to)` (bucket numbers).
+    fn sum(&self, q: usize, from: u64, to: u64) -> u64 {
+        self.buckets[q].iter().filter(|(b, _)| *b != u64::MAX && *b >= from && *b < to).map(|(_, n)| n).sum()
+    }
+
+    /// Over the last `hours` up to now.
+    pub fn last_hours(&self, q: usize, now: SimTime, hours: u64) -> u64 {
+        let b = now.as_millis() / BUCKET_MS;
+        self.sum(q, (b + 1).saturating_sub(hours * 6), b + 1)
+    }
+
+    /// In `[now − 6 h, now − 5 min)`, floored to buckets.
+    pub fn rate_window(&self, q: usize, now: SimTime) -> u64 {
+        let to = now.as_millis().saturating_sub(300_000) / BUCKET_MS;
+        self.sum(q, to.saturating_sub(BUCKETS as u64), to)
+    }
+}
+
+impl PandaWms {
+    /// The users' job table: one row per (user, working group, PQ, leaf, cores), sorted by user.
+    fn user_jobs(&self) -> Vec<UserJobs> {
+        let mut rows: Vec<UserJobs> = Vec::new();
+        for &i in &self.live {
+            let j = &self.tables.jobs[i as usize];
+            if !j.label.is_analysis() {
+                continue;
+            }
+            let k = usize::from(self.tables.tasks[j.task as usize].stream) - self.cfg.tasks.len();
+            let Some(s) = self.anal_view.streams.get(k) else { continue };
+            let key = (s.user, s.group, usize::from(j.queue), usize::from(j.leaf), j.cores);
+            let pos = rows.iter().position(|r| (r.user, r.working_group, r.queue, r.leaf, r.cores) == key);
+            let row = match pos {
+                Some(p) => &mut rows[p],
+                None => {
+                    rows.push(UserJobs {
+                        user: key.0,
+                        working_group: key.1,
+                        queue: key.2,
+                        leaf: key.3,
+                        cores: key.4,
+                        counts: Default::default(),
+                    });
+                    rows.last_mut().expect("pushed")
+                }
+            };
+            let c = &mut row.counts;
+            match j.status {
+                PStatus::Defined => c.defined += 1,
+                PStatus::Assigned => c.assigned += 1,
+                PStatus::Activated => c.activated += 1,
+                PStatus::Sent | PStatus::Starting => c.starting += 1,
+                PStatus::Running => c.running += 1,
+                PStatus::Transferring => c.transferring += 1,
+                _ => {}
+            }
+        }
+        rows.sort_by_key(|r| (r.user, r.working_group, r.queue, r.leaf, r.cores));
+        rows
+    }
+
+    /// Throttle and broker `want` jobs of analysis task `id`, then split them; jobs made.
+    pub(super) fn generate_analysis(&mut self, ctx: &mut dyn Ctx, id: u32, want: u64) -> u64 {
+        let now = ctx.now();
+        let nq = self.cfg.queues.len();
+        let k = usize::from(self.tables.tasks[id as usize].stream) - self.cfg.tasks.len();
+        let (queued, running) = self.worker_counts();
+        let users = self.user_jobs();
+        let requests: Vec<u64> = (0..nq)
+            .map(|q| {
+                self.gets.last_hours(q, now, 3) + 6 * (self.tables.counts[q].running + self.tables.counts[q].starting)
+            })
+            .collect();
+        let started: Vec<u64> = (0..nq).map(|q| self.starts.rate_window(q, now)).collect();
+        self.anal_view.refresh_space(ctx.storages());
+        let t = &self.tables.tasks[id as usize];
+        let used = t.used_queues.clone();
+        let since = t.last_brokered.map(|b| (now - b).as_secs_f64() / 3600.0);
+        let (outcome, throttled) = {
+            let d = Dynamic {
+                now,
+                queue_jobs: &self.tables.counts,
+                queue_gshare_jobs: &self.tables.leaf_counts,
+                storages: ctx.storages(),
+                network: ctx.network(),
+                last_start: &self.last_start,
+                workers_queued: &queued,
+                workers_running: &running,
+            };
+            let a = AnalDynamic {
+                user_jobs: &users,
+                pilot_requests_3h: &requests,
+                started_in_window: &started,
+                ..AnalDynamic::default()
+            };
+            let cycle = AnalCycle::new(&self.anal_view, &d, &a);
+            let state = AnalTaskState {
+                jobs_to_generate: want,
+                scouting: false,
+                hours_since_last_success: since,
+                used_queues: &used,
+                recent: &[],
+            };
+            let Some(input) = self.anal_view.task_input(&cycle, &d, &a, k, &state) else { return 0 };
+            let params = &self.anal_view.params;
+            match anal_broker::throttle(params, &input.throttle_input()) {
+                Some(reason) => (None, Some(reason.to_string())),
+                None => (Some(anal_broker::broker(params, &input.input(), &mut self.rng_anal)), None),
+            }
+        };
+        let dec = self.record.decision(now, DecisionKind::Analysis, id);
+        if let Some(reason) = throttled {
+            // SC_WAITING: tried again next cycle, not a pending brokerage.
+            self.record.decisions[dec as usize].pending = Some(format!("throttled: {reason}"));
+            return 0;
+        }
+        let Some(b) = outcome else { return 0 };
+        for s in &b.skips {
+            let name = &self.cfg.queues[s.queue].name;
+            self.record.skipped(dec, name, format!("loop {}", s.loop_index), s.reason.to_string(), false);
+        }
+        let chosen = match &b.outcome {
+            Outcome::Selected(c) if !c.is_empty() => c.clone(),
+            _ => {
+                self.record.decisions[dec as usize].pending =
+                    Some(format!("no candidate PQ: pending for {} min", anal_broker::PENDING_RETRY_S / 60));
+                self.tables.tasks[id as usize].retry_at =
+                    now + crate::engine::SimDuration::from_secs(anal_broker::PENDING_RETRY_S);
+                return 0;
+            }
+        };
+        self.tables.tasks[id as usize].last_brokered = Some(now);
+        let rows: Vec<usize> =
+            chosen.iter().map(|c| self.record.weighed(dec, &self.cfg.queues[c.queue].name, c.weight, false)).collect();
+        let mut picker = SitePicker::new(
+            chosen
+                .iter()
+                .map(|c| SiteCandidate {
+                    queue: c.queue,
+                    weight: c.weight,
+                    n_queued_jobs: None,
+                    n_assigned_jobs: None,
+                    n_running_jobs_cap: None,
+                })
+                .collect(),
+        );
+        let to_queue: Vec<usize> = chosen.iter().map(|c| c.queue).collect();
+        let made = self.split(ctx, id, want, dec, &mut picker, &to_queue, &rows);
+        let t = &mut self.tables.tasks[id as usize];
+        for &q in &to_queue {
+            if !t.used_queues.contains(&q) {
+                t.used_queues.push(q);
+            }
+        }
+        made
+    }
+}

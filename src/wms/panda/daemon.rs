@@ -1,0 +1,183 @@
+//! copyArchive, PanDA's timeout daemon (reference §6, `pandaserver/daemons/scripts/copyArchive.py`):
+//! every cycle it applies `panda::timeouts`' rules to each job not yet final, then fast
+//! rebrokerage per (PQ, gshare).
+//!
+//! What an action does here:
+//! - a job reassigned (`killJob` code 51 with `toreassign`, or fast rebrokerage) or killed while
+//!   still queued (defined, assigned, activated) is `closed`; its world job is cancelled, and
+//!   JEDI regenerates its chunk (attempt + 1) — for a reassignment always, for a kill while
+//!   `maxAttempt` allows;
+//! - a transferring job that times out is `failed` (its output transfer cancelled) and retried;
+//! - a kill command to a running payload is not modelled: pilots heartbeat every 30 min in PanDA,
+//!   so the model's running jobs never miss a heartbeat, and the 21-day running limit is beyond a
+//!   simulated week (the count of such commands is kept in `kill_commands`).
+
+use std::collections::BTreeMap;
+
+use crate::panda::timeouts::{
+    self, JobStatus as PStatus, JobTimes, QueueStatus as TStatus, QueueTimes, TimeoutEffect,
+    disable_reassign_from_catchall,
+};
+use crate::panda::timeouts::{ShareQueueStats, fast_rebrokerage};
+use crate::wms::Ctx;
+
+use super::PandaWms;
+
+/// What copyArchive did over a run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DaemonCounters {
+    /// Actions by rule (PanDA's rule name).
+    pub by_rule: BTreeMap<String, u64>,
+    pub cycles: u64,
+    /// Queued jobs closed and regenerated for another PQ (timeout rules).
+    pub reassigned: u64,
+    /// Jobs reassigned by fast rebrokerage.
+    pub fast_rebrokered: u64,
+    /// Queued jobs killed (closed) by a timeout.
+    pub killed: u64,
+    /// Transferring jobs failed by the transfer timeout.
+    pub transfer_timeouts: u64,
+    /// Kill commands to running payloads (not applied, see the module doc).
+    pub kill_commands: u64,
+}
+
+fn queued(s: PStatus) -> bool {
+    matches!(s, PStatus::Defined | PStatus::Assigned | PStatus::Activated)
+}
+
+impl PandaWms {
+    /// One copyArchive cycle.
+    pub(super) fn copy_archive(&mut self, ctx: &mut dyn Ctx) {
+        let now = ctx.now();
+        self.daemon.cycles += 1;
+        let th = self.cfg.timeout_params().resolve();
+        let queue_times: Vec<QueueTimes> = self
+            .cfg
+            .queues
+            .iter()
+            .enumerate()
+            .map(|(q, pq)| QueueTimes {
+                status: pq.status.as_str().parse().unwrap_or(TStatus::Other),
+                disable_reassign: disable_reassign_from_catchall(Some(&pq.catchall)),
+                last_start: self.last_start[q],
+                heartbeat: Default::default(),
+                has_stale_high_prio_job: false,
+            })
+            .collect();
+        self.live.retain(|&i| {
+            !matches!(
+                self.tables.jobs[i as usize].status,
+                PStatus::Finished | PStatus::Failed | PStatus::Closed | PStatus::Cancelled
+            )
+        });
+        let live = std::mem::take(&mut self.live);
+        for &i in &live {
+            let j = &self.tables.jobs[i as usize];
+            let running = matches!(j.status, PStatus::Sent | PStatus::Starting | PStatus::Running);
+            let times = JobTimes {
+                status: j.status,
+                label: j.label,
+                current_priority: j.priority,
+                creation_time: j.creation,
+                // A running job's pilot heartbeats every 30 min: its row is fresh.
+                modification_time: if running { now } else { j.state_change },
+                state_change_time: j.state_change,
+                start_time: j.times.running,
+                end_time: j.times.transferring,
+                ..JobTimes::default()
+            };
+            let Some(action) = timeouts::check_resolved(&th, &times, &queue_times[j.queue as usize], now) else {
+                continue;
+            };
+            let status = j.status;
+            *self.daemon.by_rule.entry(action.rule.to_string()).or_default() += 1;
+            match &action.effect {
+                TimeoutEffect::Close { .. } if queued(status) => {
+                    let reassign = action.reassigns();
+                    self.close(ctx, i);
+                    if reassign {
+                        self.daemon.reassigned += 1;
+                        self.regenerate(i);
+                    } else {
+                        self.daemon.killed += 1;
+                        self.retry_or_fail(i);
+                    }
+                }
+                TimeoutEffect::TransferFailed { .. } | TimeoutEffect::Fail { .. }
+                    if status == PStatus::Transferring =>
+                {
+                    if let Some(t) = self.tables.jobs[i as usize].output_transfer.take() {
+                        ctx.cancel_transfer(t);
+                    }
+                    let cp = self.corepower(self.tables.jobs[i as usize].queue);
+                    self.tables.set_status(i, PStatus::Failed, now, cp);
+                    self.daemon.transfer_timeouts += 1;
+                    self.retry_or_fail(i);
+                }
+                _ => self.daemon.kill_commands += 1,
+            }
+        }
+        self.live = live;
+        self.fast_rebrokerage(ctx);
+    }
+
+    /// Close queued job `i` (its world job is cancelled).
+    fn close(&mut self, ctx: &mut dyn Ctx, i: u32) {
+        let j = &self.tables.jobs[i as usize];
+        let (job, q) = (j.job, j.queue);
+        ctx.cancel_job(job);
+        let cp = self.corepower(q);
+        self.tables.set_status(i, PStatus::Closed, ctx.now(), cp);
+    }
+
+    /// JEDI regenerates the chunk of a reassigned job (attempt + 1, no attempt consumed).
+    fn regenerate(&mut self, i: u32) {
+        let j = &self.tables.jobs[i as usize];
+        let (task, attempt) = (j.task, j.attempt);
+        self.tables.tasks[task as usize].retries.push(attempt.saturating_add(1));
+    }
+
+    /// Fast rebrokerage (copyArchive L521-633): per (PQ, gshare) with nq = defined + assigned +
+    /// activated + starting, nr = running, the lowest-PandaID queued jobs over the limits are
+    /// reassigned. Starting jobs are already in a pilot here, so only defined/assigned/activated
+    /// ones are taken.
+    fn fast_rebrokerage(&mut self, ctx: &mut dyn Ctx) {
+        let params = self.cfg.timeout_params();
+        let mut per_share: BTreeMap<usize, ShareQueueStats> = BTreeMap::new();
+        for lc in &self.tables.leaf_counts {
+            for (leaf, c) in lc.iter().enumerate() {
+                let s = per_share.entry(leaf).or_default();
+                s.nq += c.defined + c.assigned + c.activated + c.starting;
+                s.nr += c.running;
+            }
+        }
+        for q in 0..self.cfg.queues.len() {
+            let slots = self.cfg.queues[q].num_slots.is_some();
+            for leaf in 0..self.statics.leaves.len() {
+                let c = self.tables.leaf_counts[q][leaf];
+                let pq = ShareQueueStats { nq: c.defined + c.assigned + c.activated + c.starting, nr: c.running };
+                if pq.nq == 0 {
+                    continue;
+                }
+                let total = per_share.get(&leaf).map_or(0, |s| s.nq);
+                let name = &self.statics.leaves[leaf].name;
+                let Some(a) = fast_rebrokerage(&params, name, pq, total, slots) else { continue };
+                let mut victims: Vec<(crate::ids::JobId, u32)> = self
+                    .live
+                    .iter()
+                    .map(|&i| (self.tables.jobs[i as usize].job, i))
+                    .filter(|&(_, i)| {
+                        let j = &self.tables.jobs[i as usize];
+                        usize::from(j.queue) == q && usize::from(j.leaf) == leaf && queued(j.status)
+                    })
+                    .collect();
+                victims.sort_unstable();
+                for &(_, i) in victims.iter().take(a.n_jobs as usize) {
+                    self.close(ctx, i);
+                    self.regenerate(i);
+                    self.daemon.fast_rebrokered += 1;
+                }
+            }
+        }
+    }
+}

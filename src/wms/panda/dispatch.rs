@@ -1,0 +1,78 @@
+//! The job dispatcher: a pilot of a PQ asks for a job (`getJob`) and gets the first activated
+//! job of its PQ in PanDA's sorting criteria (`getSortingCriteria`, entity_module L807-826;
+//! reference §7): with probability `SLOPPY_DISPATCH_RATIO` by age (PandaID), otherwise by the
+//! gshare leaves sorted most under-pledged first (`Test` first), then `currentPriority`
+//! descending, then PandaID. A job needs no more cores than the pilot has free (the pilot asks
+//! with its core count). No job: the pilot exits, as a PanDA pilot does when `getJob` is empty.
+
+use crate::engine::SimTime;
+use crate::engine::dist;
+use crate::ids::PilotId;
+use crate::panda::gshare::{self, DispatchOrder, Usage};
+use crate::panda::timeouts::JobStatus as PStatus;
+use crate::wms::{Answer, Ctx};
+
+use super::PandaWms;
+
+/// Jobs looked at per leaf for one that fits the pilot's free cores (PanDA's `getJob` query
+/// takes the first row of the sorted selection that matches the pilot's resources).
+const FIT_SCAN: usize = 200;
+
+impl PandaWms {
+    /// The leaf dispatch order, recomputed every `agents.gshare_refresh_s` from the HS06 each
+    /// leaf executes and queues (`__get_hs_leave_distribution`, every 10 s in PanDA).
+    fn refresh_ranks(&mut self, now: SimTime) {
+        let period = crate::engine::SimDuration::from_secs_f64(self.cfg.agents.gshare_refresh_s);
+        if self.ranks_at.is_some_and(|t| now < t + period) {
+            return;
+        }
+        self.ranks_at = Some(now);
+        let usage = self
+            .statics
+            .leaves
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let u = Usage { executing: self.tables.leaf_executing[i], queued: self.tables.leaf_queued[i] };
+                (l.name.clone(), u)
+            })
+            .collect();
+        let sorted = gshare::sorted_leaves(&self.cfg.gshares, &usage);
+        let ranks = gshare::share_ranks(&sorted);
+        let mut order: Vec<usize> = (0..self.statics.leaves.len()).collect();
+        order.sort_by_key(|&i| (gshare::share_rank(&ranks, &self.statics.leaves[i].name), i));
+        self.leaf_rank = order;
+    }
+
+    /// `getJob` for pilot `p`.
+    pub(super) fn dispatch(&mut self, ctx: &mut dyn Ctx, p: PilotId) -> Answer {
+        let Some(q) = self.pilot_queue.get(p as usize).copied().filter(|&q| q != u16::MAX) else {
+            return Answer::Exit;
+        };
+        let now = ctx.now();
+        self.gets.add(q as usize, now);
+        let free = ctx.grid().pilot(p).free_cores;
+        self.refresh_ranks(now);
+        let draw = dist::index(&mut self.rng_dispatch, 100) as u32;
+        let order = gshare::dispatch_order(&self.cfg.gdpconfig.dispatch, draw);
+        let jobs = &self.tables.jobs;
+        let fits = |i: u32| jobs[i as usize].cores <= free;
+        let qi = q as usize;
+        let pick = match order {
+            DispatchOrder::Age => {
+                self.tables.activated_by_age[qi].iter().take(FIT_SCAN).map(|&(_, i)| i).find(|&i| fits(i))
+            }
+            DispatchOrder::GlobalShares => self.leaf_rank.iter().find_map(|&leaf| {
+                self.tables.activated[qi][leaf].iter().take(FIT_SCAN).map(|&(_, _, i)| i).find(|&i| fits(i))
+            }),
+        };
+        let Some(i) = pick else { return Answer::Exit };
+        let cp = self.corepower(q);
+        self.tables.set_status(i, PStatus::Sent, now, cp);
+        self.tables.set_status(i, PStatus::Starting, now, cp);
+        self.tables.set_status(i, PStatus::Running, now, cp);
+        self.last_start[qi] = Some(now);
+        self.starts.add(qi, now);
+        Answer::Run(self.tables.jobs[i as usize].job)
+    }
+}

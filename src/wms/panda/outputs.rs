@@ -1,0 +1,177 @@
+//! What the PanDA WMS adds to the outputs (`jobs.parquet` and `pilots.parquet` columns) and its
+//! own invariants, checked after every test run.
+
+use crate::engine::SimTime;
+use crate::grid::Grid;
+use crate::metrics::{ExtraColumn, ExtraValues};
+use crate::panda::timeouts::JobStatus as PStatus;
+use crate::workload::{Job, JobStatus};
+
+use super::PandaWms;
+
+fn secs(t: Option<SimTime>) -> Option<f64> {
+    t.map(SimTime::as_secs_f64)
+}
+
+/// `jobs.parquet` columns of PanDA's jobs (null for others'): `panda_status`, `jedi_task_id`,
+/// `computingsite` (the PQ), `gshare`, `attempt_nr`, `brokerage_id` (the decision in
+/// `brokerage.parquet`), and the time of each status (`defined_s` … `final_s`).
+pub(super) fn job_columns(w: &PandaWms, jobs: &[Job]) -> Vec<ExtraColumn> {
+    let t = &w.tables;
+    let of = |j: &Job| t.of_job(j.id).map(|i| &t.jobs[i as usize]);
+    let str_col = |name: &str, f: &dyn Fn(&super::tables::PJob) -> String| ExtraColumn {
+        name: name.into(),
+        values: ExtraValues::Str(jobs.iter().map(|j| of(j).map(f)).collect()),
+    };
+    let u32_col = |name: &str, f: &dyn Fn(&super::tables::PJob) -> u32| ExtraColumn {
+        name: name.into(),
+        values: ExtraValues::U32(jobs.iter().map(|j| of(j).map(f)).collect()),
+    };
+    let time_col = |name: &str, f: &dyn Fn(&super::tables::PJob) -> Option<SimTime>| ExtraColumn {
+        name: name.into(),
+        values: ExtraValues::F64(jobs.iter().map(|j| of(j).and_then(|x| secs(f(x)))).collect()),
+    };
+    vec![
+        str_col("panda_status", &|x| x.status.as_str().to_string()),
+        u32_col("jedi_task_id", &|x| x.task + 1),
+        str_col("computingsite", &|x| w.cfg.queues[x.queue as usize].name.clone()),
+        str_col("gshare", &|x| w.statics.leaves[x.leaf as usize].name.clone()),
+        u32_col("attempt_nr", &|x| u32::from(x.attempt)),
+        u32_col("brokerage_id", &|x| x.decision),
+        time_col("defined_s", &|x| x.times.defined),
+        time_col("assigned_s", &|x| x.times.assigned),
+        time_col("activated_s", &|x| x.times.activated),
+        time_col("starting_s", &|x| x.times.starting),
+        time_col("running_s", &|x| x.times.running),
+        time_col("transferring_s", &|x| x.times.transferring),
+        time_col("final_s", &|x| x.times.end),
+    ]
+}
+
+/// `pilots.parquet` column of PanDA's pilots: `computingsite`, the PQ Harvester submitted it for.
+pub(super) fn pilot_columns(w: &PandaWms, grid: &Grid) -> Vec<ExtraColumn> {
+    let values = grid
+        .pilots
+        .iter()
+        .map(|p| {
+            w.pilot_queue.get(p.id as usize).filter(|&&q| q != u16::MAX).map(|&q| w.cfg.queues[q as usize].name.clone())
+        })
+        .collect();
+    vec![ExtraColumn { name: "computingsite".into(), values: ExtraValues::Str(values) }]
+}
+
+/// The PanDA job table agrees with the world's: every PanDA job is in a status its world job
+/// allows (queued ⇔ Waiting, starting/running ⇔ Running, transferring/finished ⇔ Done,
+/// failed ⇔ Failed or Done (transfer timeout), closed ⇔ Cancelled), the kept counts equal a
+/// recount, and no task has more final chunks than jobs.
+pub(super) fn check_invariants(w: &PandaWms, jobs: &[Job]) -> Vec<String> {
+    let mut bad = w.tables.check();
+    for x in &w.tables.jobs {
+        let world = jobs[crate::ids::job_index(x.job)].status;
+        let ok = match x.status {
+            PStatus::Defined | PStatus::Assigned | PStatus::Activated => world == JobStatus::Waiting,
+            PStatus::Sent | PStatus::Starting | PStatus::Running => world == JobStatus::Running,
+            PStatus::Transferring | PStatus::Finished => world == JobStatus::Done,
+            PStatus::Failed => matches!(world, JobStatus::Failed | JobStatus::Done),
+            PStatus::Closed => world == JobStatus::Cancelled,
+            _ => false,
+        };
+        if !ok {
+            bad.push(format!("PanDA job {} is {} but the world has it {}", x.job, x.status.as_str(), world.as_str()));
+        }
+    }
+    for (i, t) in w.tables.tasks.iter().enumerate() {
+        if t.finished + t.failed > t.n_jobs {
+            bad.push(format!("task {} has {} final chunks of {}", i + 1, t.finished + t.failed, t.n_jobs));
+        }
+    }
+    bad
+}
+
+/// `brokerage.parquet`: one row per candidate of every brokerage decision (module `record`):
+/// `brokerage_id`, `time_s`, `kind` (task/job/analysis), `jedi_task_id`, `candidate` (nucleus or
+/// PQ), `verdict` (chosen/candidate/skipped), `stage` (the filter), `reason` (PanDA's message),
+/// `temporary`, `weight`, `jobs` (jobs it received), `pending` (why the decision chose nothing).
+pub(super) fn brokerage_table(w: &PandaWms) -> crate::metrics::Table {
+    let r = &w.record;
+    let rows = &r.rows;
+    let dec = |row: &super::record::Row| &r.decisions[row.decision as usize];
+    let s = |f: &dyn Fn(&super::record::Row) -> String| ExtraValues::Str(rows.iter().map(|x| Some(f(x))).collect());
+    let col = |name: &str, values| ExtraColumn { name: name.into(), values };
+    let columns = vec![
+        col("brokerage_id", ExtraValues::U32(rows.iter().map(|x| Some(x.decision)).collect())),
+        col("time_s", ExtraValues::F64(rows.iter().map(|x| Some(dec(x).time.as_secs_f64())).collect())),
+        col("kind", s(&|x| dec(x).kind.as_str().to_string())),
+        col("jedi_task_id", ExtraValues::U32(rows.iter().map(|x| Some(dec(x).task + 1)).collect())),
+        col("candidate", s(&|x| x.candidate.clone())),
+        col("verdict", s(&|x| x.verdict.as_str().to_string())),
+        col("stage", s(&|x| x.stage.clone())),
+        col("reason", s(&|x| x.reason.clone())),
+        col("temporary", ExtraValues::Bool(rows.iter().map(|x| Some(x.temporary)).collect())),
+        col("weight", ExtraValues::F64(rows.iter().map(|x| x.weight).collect())),
+        col("jobs", ExtraValues::U32(rows.iter().map(|x| Some(x.jobs)).collect())),
+        col("pending", ExtraValues::Str(rows.iter().map(|x| dec(x).pending.clone()).collect())),
+    ];
+    crate::metrics::Table { name: "brokerage".into(), columns }
+}
+
+/// PanDA's section of `summary.json`: tasks, jobs by PanDA status, per-PQ waits (activated →
+/// running), and what brokerage, the data path, copyArchive and Harvester did.
+pub(super) fn summary(w: &PandaWms) -> serde_json::Value {
+    use std::collections::BTreeMap;
+    let t = &w.tables;
+    let mut by_status: BTreeMap<&str, u64> = BTreeMap::new();
+    for j in &t.jobs {
+        *by_status.entry(j.status.as_str()).or_default() += 1;
+    }
+    let mut tasks: BTreeMap<&str, u64> = BTreeMap::new();
+    for x in &t.tasks {
+        *tasks.entry(x.status.as_str()).or_default() += 1;
+    }
+    let mut waits: Vec<Vec<f64>> = vec![Vec::new(); w.cfg.queues.len()];
+    for j in &t.jobs {
+        if let (Some(a), Some(r)) = (j.times.activated, j.times.running) {
+            waits[j.queue as usize].push((r - a).as_secs_f64());
+        }
+    }
+    let queues: BTreeMap<String, serde_json::Value> = w
+        .cfg
+        .queues
+        .iter()
+        .zip(waits)
+        .enumerate()
+        .map(|(q, (pq, mut v))| {
+            v.sort_by(f64::total_cmp);
+            let p = |x: f64| {
+                let y = crate::metrics::percentile(&v, x);
+                y.is_finite().then_some(y)
+            };
+            let c = t.counts[q];
+            (
+                pq.name.clone(),
+                serde_json::json!({
+                    "jobs_started": v.len(),
+                    "wait_activated_to_running_s": {"p50": p(0.5), "p95": p(0.95)},
+                    "at_end": {"defined": c.defined, "assigned": c.assigned, "activated": c.activated,
+                               "running": c.running + c.starting, "transferring": c.transferring},
+                    "workers_at_end": {"queued": w.workers[q].queued, "running": w.workers[q].running},
+                }),
+            )
+        })
+        .collect();
+    let pending = w.record.decisions.iter().filter(|d| d.pending.is_some()).count();
+    serde_json::json!({
+        "tasks": tasks,
+        "jobs": by_status,
+        "queues": queues,
+        "brokerage": {"decisions": w.record.decisions.len(), "pending": pending},
+        "data": {"input_files_moved": w.data.input_files_moved, "output_files_moved": w.data.output_files_moved,
+                 "no_route": w.data.no_route, "output_refused": w.data.output_refused},
+        "copy_archive": {"cycles": w.daemon.cycles, "reassigned": w.daemon.reassigned,
+                         "fast_rebrokered": w.daemon.fast_rebrokered, "killed": w.daemon.killed,
+                         "transfer_timeouts": w.daemon.transfer_timeouts, "kill_commands": w.daemon.kill_commands,
+                         "by_rule": w.daemon.by_rule},
+        "harvester": {"cycles": w.harvester.cycles, "submitted": w.harvester.submitted,
+                      "refused": w.harvester.refused, "unplaced": w.harvester.unplaced},
+    })
+}

@@ -1,0 +1,122 @@
+//! Harvester: every `lookupTime` (60 s), per PQ, `define_num_workers` decides how many workers
+//! (pilots) to submit and the HTCondor submitter's CE weighting spreads them over the PQ's CEs
+//! (reference §8, `view::harvester`). The workers are pilots on the grid's CEs, through the same
+//! batch state machine as DIRAC's; their counts (queued = submitted + waiting in the batch
+//! system, running) are kept per PQ and per CE from the pilots' news.
+//!
+//! The CE weighting's six-hour throughput history (`get_worker_ce_backend_throughput`) is not
+//! kept: every CE has the same throughput term, so the weights follow the CEs' queued and
+//! running workers only.
+
+use crate::grid::PilotShape;
+use crate::ids::PilotId;
+use crate::panda::harvester::config::WorkerCounts;
+use crate::wms::{Ctx, PilotNews};
+
+use super::PandaWms;
+use super::view::Dynamic;
+use super::view::ce_choice::CeWorkerStats;
+use super::view::harvester::HarvesterDynamic;
+
+/// What Harvester did over a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HarvesterCounters {
+    pub cycles: u64,
+    /// Workers submitted (pilots the CEs accepted).
+    pub submitted: u64,
+    /// Workers a CE refused (its queue limits).
+    pub refused: u64,
+    /// Workers decided but not placed (no CE with weight).
+    pub unplaced: u64,
+}
+
+impl PandaWms {
+    /// One Harvester cycle over every PQ, in scenario order.
+    pub(super) fn harvester_cycle(&mut self, ctx: &mut dyn Ctx) {
+        self.harvester.cycles += 1;
+        let nq = self.cfg.queues.len();
+        let cores = |q: usize| self.cfg.queues[q].cores();
+        let queued: Vec<_> = self.workers.iter().enumerate().map(|(q, w)| counts(w.queued, cores(q))).collect();
+        let running: Vec<_> = self.workers.iter().enumerate().map(|(q, w)| counts(w.running, cores(q))).collect();
+        let mut plans = Vec::new();
+        {
+            let d = Dynamic {
+                now: ctx.now(),
+                queue_jobs: &self.tables.counts,
+                queue_gshare_jobs: &self.tables.leaf_counts,
+                storages: ctx.storages(),
+                network: ctx.network(),
+                last_start: &self.last_start,
+                workers_queued: &queued,
+                workers_running: &running,
+            };
+            let h = HarvesterDynamic::default();
+            for q in 0..nq {
+                let Some(state) = self.harvest_view.queue_state(q, &d, &h) else { continue };
+                let Ok(decision) = self.harvest_view.decide(q, &state) else { continue };
+                if decision.total() == 0 {
+                    continue;
+                }
+                let stats: Vec<CeWorkerStats> = self.ce_workers[q]
+                    .iter()
+                    .map(|w| CeWorkerStats { submitted: w.queued, running: w.running, ..Default::default() })
+                    .collect();
+                plans.push((q, self.harvest_view.pilot_plan(q, &decision, &stats, &mut self.rng_harvester)));
+            }
+        }
+        for (q, plan) in plans {
+            self.harvester.unplaced += plan.unplaced;
+            for b in &plan.batches {
+                let ce_idx = self.statics.queue_ces[q].iter().position(|&c| c as usize == b.ce).unwrap_or(0);
+                for _ in 0..b.count {
+                    match ctx.submit_pilot(b.ce as u32, PilotShape { cores: b.cores.max(1) }) {
+                        Ok(p) => {
+                            self.own_pilot(p, q as u16, ce_idx as u16);
+                            self.harvester.submitted += 1;
+                        }
+                        Err(_) => {
+                            self.harvester.refused += 1;
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn own_pilot(&mut self, p: PilotId, q: u16, ce_idx: u16) {
+        let k = p as usize;
+        if self.pilot_queue.len() <= k {
+            self.pilot_queue.resize(k + 1, u16::MAX);
+            self.pilot_ce.resize(k + 1, 0);
+        }
+        self.pilot_queue[k] = q;
+        self.pilot_ce[k] = ce_idx;
+        self.workers[q as usize].queued += 1;
+        self.ce_workers[q as usize][ce_idx as usize].queued += 1;
+    }
+
+    /// Keep the worker counts from a pilot's news: started (queued → running), ended (from
+    /// running if it had started, else from queued).
+    pub(super) fn pilot_news_of(&mut self, ctx: &mut dyn Ctx, p: PilotId, news: PilotNews) {
+        let Some(&q) = self.pilot_queue.get(p as usize).filter(|&&q| q != u16::MAX) else { return };
+        let c = self.pilot_ce[p as usize] as usize;
+        let started = ctx.grid().pilot(p).started.is_some();
+        let (w, cw) = (&mut self.workers[q as usize], &mut self.ce_workers[q as usize][c]);
+        for x in [w, cw] {
+            match news {
+                PilotNews::Started => {
+                    x.queued -= 1;
+                    x.running += 1;
+                }
+                PilotNews::Ended(_) if started => x.running -= 1,
+                PilotNews::Ended(_) => x.queued -= 1,
+            }
+        }
+    }
+}
+
+/// Worker counts as `get_worker_limits` reads them (cores: the PQ's pilot size).
+fn counts(n: u64, cores: u32) -> WorkerCounts {
+    WorkerCounts { n, core: n * u64::from(cores), mem: 0 }
+}

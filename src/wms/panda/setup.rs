@@ -1,0 +1,246 @@
+//! What the PanDA WMS computes once from the scenario: the shape of each stream's jobs (how a
+//! task splits, what one job reads, computes and writes), the grid side of each PQ and nucleus,
+//! the share entities (one per gshare leaf) and the job streams the world sees.
+
+use crate::engine::SimTime;
+use crate::grid::storage::{StorageId, Storages};
+use crate::ids::{CeId, SiteId, WmsId};
+use crate::panda::gshare::{Leaf, leaves};
+use crate::panda::timeouts::ProdSourceLabel;
+use crate::scenario::Scenario;
+use crate::scenario::panda::{DatasetConfig, PandaConfig};
+use crate::workload::{Arrival, EntityDef, JobEntities, Level, ShareEntities, StreamInfo};
+
+use super::tables::{Task, TaskStatus};
+
+/// HS06·s of one hour on a core of 10 HS06 (the corePower PanDA assumes): the CPU work of an
+/// analysis job whose task gives no `cpuTime` (pilotsim's assumption, stated in the docs).
+pub const UNKNOWN_JOB_WORK: f64 = 36_000.0;
+
+/// How the tasks of one PanDA stream split into jobs and what a job does.
+#[derive(Debug, Clone)]
+pub struct StreamShape {
+    pub name: String,
+    pub count: u32,
+    pub arrival: Arrival,
+    pub analysis: bool,
+    pub label: ProdSourceLabel,
+    /// `prodUserName`: the analysis user, `atlas-prod` for production.
+    pub owner: String,
+    /// gshare leaf index.
+    pub leaf: u16,
+    pub priority: i64,
+    /// Jobs of one task.
+    pub n_jobs: u32,
+    /// Events of one job.
+    pub events_per_job: u64,
+    /// CPU work of one job per core, HS06·s (the world runs it `cpu_work / cpu_power` seconds).
+    pub cpu_work: f64,
+    pub cores: u32,
+    /// Input of one job: files and bytes of the master dataset.
+    pub input_files: u32,
+    pub input_bytes: u64,
+    /// Output of one job, bytes (`outDiskCount` × events).
+    pub output_bytes: u64,
+    /// Where the master dataset has complete or partial replicas: (storage, fraction).
+    pub replicas: Vec<(StorageId, f64)>,
+    pub failure_probability: f64,
+    pub max_attempt: u8,
+}
+
+fn master(inputs: &[DatasetConfig]) -> Option<&DatasetConfig> {
+    inputs.iter().find(|d| d.master)
+}
+
+fn replicas(storages: &Storages, d: Option<&DatasetConfig>) -> Vec<(StorageId, f64)> {
+    d.map(|d| d.replicas.iter().filter_map(|r| Some((storages.id(&r.storage)?, r.fraction))).collect())
+        .unwrap_or_default()
+}
+
+/// Input of one job of `n_jobs` over the master dataset `d`: (files, bytes), at least one file.
+fn job_input(d: Option<&DatasetConfig>, n_jobs: u32) -> (u32, u64) {
+    let Some(d) = d else { return (0, 0) };
+    let n = f64::from(n_jobs.max(1));
+    let files = (d.files as f64 / n).ceil().max(1.0);
+    let bytes = (d.size_gb * 1e9 / n).round().max(0.0);
+    (files.min(f64::from(u32::MAX)) as u32, bytes as u64)
+}
+
+/// Static facts the agents read.
+#[derive(Debug, Clone)]
+pub struct Statics {
+    pub leaves: Vec<Leaf>,
+    /// Production streams, then analysis streams.
+    pub shapes: Vec<StreamShape>,
+    /// Grid site of each PQ.
+    pub queue_site: Vec<SiteId>,
+    /// CEs Harvester submits to for each PQ (its `ces`, or every CE of its site).
+    pub queue_ces: Vec<Vec<CeId>>,
+    /// Grid site of each nucleus.
+    pub nucleus_site: Vec<SiteId>,
+    /// Default output endpoint of each nucleus (`output_storages[0]`).
+    pub nucleus_output: Vec<Option<StorageId>>,
+}
+
+impl Statics {
+    pub fn new(s: &Scenario, cfg: &PandaConfig) -> Self {
+        let site_names: Vec<&str> = s.sites.iter().map(|x| x.name.as_str()).collect();
+        let storages = Storages::new(&site_names, &s.storages).unwrap_or_default();
+        let site = |name: &str| site_names.iter().position(|n| *n == name).unwrap_or(0) as SiteId;
+        let leaves = leaves(&cfg.gshares);
+        let leaf = |g: &str| leaves.iter().position(|l| l.name == g).unwrap_or(0) as u16;
+        let mut shapes = Vec::new();
+        for t in &cfg.tasks {
+            let m = master(&t.inputs);
+            let n_jobs = match t.n_events_per_job {
+                Some(per) => t.n_events.div_ceil(per.max(1)),
+                None => m.map_or(1, |d| d.files),
+            }
+            .clamp(1, u64::from(u32::MAX)) as u32;
+            let events_per_job = t.n_events_per_job.unwrap_or(t.n_events / u64::from(n_jobs)).max(1);
+            let (input_files, input_bytes) = job_input(m, n_jobs);
+            shapes.push(StreamShape {
+                name: t.name.clone(),
+                count: t.count,
+                arrival: t.arrival.clone(),
+                analysis: false,
+                label: ProdSourceLabel::Managed,
+                owner: "atlas-prod".into(),
+                leaf: leaf(&t.gshare),
+                priority: t.priority,
+                n_jobs,
+                events_per_job,
+                cpu_work: t.cpu_time * events_per_job as f64 / f64::from(t.core_count.max(1)),
+                cores: t.core_count.max(1),
+                input_files,
+                input_bytes,
+                output_bytes: (t.out_disk_count * 1000.0 * events_per_job as f64).round().max(0.0) as u64,
+                replicas: replicas(&storages, m),
+                failure_probability: t.failure_probability,
+                max_attempt: t.max_attempt.max(1),
+            });
+        }
+        for a in &cfg.analysis {
+            let m = master(&a.inputs);
+            let n_jobs = a.jobs_per_task.max(1);
+            let events_per_job = a.n_events_per_job.unwrap_or(1).max(1);
+            let (input_files, input_bytes) = job_input(m, n_jobs);
+            let work = a.cpu_time.map_or(UNKNOWN_JOB_WORK, |c| c * events_per_job as f64);
+            shapes.push(StreamShape {
+                name: a.name.clone(),
+                count: a.count,
+                arrival: a.arrival.clone(),
+                analysis: true,
+                label: ProdSourceLabel::User,
+                owner: a.user.clone(),
+                leaf: leaf(&a.gshare),
+                priority: a.priority,
+                n_jobs,
+                events_per_job,
+                cpu_work: work / f64::from(a.core_count.max(1)),
+                cores: a.core_count.max(1),
+                input_files,
+                input_bytes,
+                output_bytes: 0,
+                replicas: replicas(&storages, m),
+                failure_probability: a.failure_probability,
+                max_attempt: a.max_attempt.max(1),
+            });
+        }
+        let mut ce_of_site: Vec<Vec<(CeId, &str)>> = vec![Vec::new(); s.sites.len()];
+        let mut next: CeId = 0;
+        for (i, st) in s.sites.iter().enumerate() {
+            for ce in &st.ces {
+                ce_of_site[i].push((next, ce.name.as_str()));
+                next += 1;
+            }
+        }
+        let queue_site: Vec<SiteId> = cfg.queues.iter().map(|q| site(&q.site)).collect();
+        let queue_ces = cfg
+            .queues
+            .iter()
+            .zip(&queue_site)
+            .map(|(q, &si)| {
+                let all = &ce_of_site[si as usize];
+                if q.ces.is_empty() {
+                    all.iter().map(|c| c.0).collect()
+                } else {
+                    all.iter().filter(|c| q.ces.iter().any(|n| n == c.1)).map(|c| c.0).collect()
+                }
+            })
+            .collect();
+        Self {
+            shapes,
+            queue_site,
+            queue_ces,
+            nucleus_site: cfg.nuclei.iter().map(|n| site(&n.site)).collect(),
+            nucleus_output: cfg
+                .nuclei
+                .iter()
+                .map(|n| n.output_storages.first().and_then(|name| storages.id(name)))
+                .collect(),
+            leaves,
+        }
+    }
+
+    /// Fraction of stream `k`'s master input held at grid site `site` (the best replica there).
+    pub fn local_fraction(&self, k: usize, site: SiteId, storages: &Storages) -> f64 {
+        self.shapes[k]
+            .replicas
+            .iter()
+            .filter(|(id, _)| storages.get(*id).is_some_and(|e| e.site == site))
+            .map(|(_, f)| *f)
+            .fold(0.0, f64::max)
+    }
+}
+
+/// A task of stream `k` arriving at `t`.
+pub fn new_task(k: u16, task_no: u32, t: SimTime, shape: &StreamShape) -> Task {
+    Task {
+        stream: k,
+        task_no,
+        status: if shape.analysis { TaskStatus::Running } else { TaskStatus::Assigning },
+        nucleus: None,
+        arrived: t,
+        retry_at: t,
+        priority: shape.priority,
+        n_jobs: shape.n_jobs,
+        ungenerated: shape.n_jobs,
+        retries: Vec::new(),
+        finished: 0,
+        failed: 0,
+        used_queues: Vec::new(),
+        last_brokered: None,
+    }
+}
+
+/// One share group per gshare leaf (target: its percentage of the whole), and one job stream
+/// per PanDA stream counting for its leaf.
+pub fn entities_and_streams(st: &Statics, wms: WmsId) -> (ShareEntities, Vec<StreamInfo>) {
+    let defs = st
+        .leaves
+        .iter()
+        .map(|l| EntityDef {
+            name: l.name.clone(),
+            level: Level::Group,
+            parent: None,
+            target_share: l.percent / 100.0,
+            wms,
+        })
+        .collect();
+    let of_stream = st.shapes.iter().map(|s| JobEntities { group: usize::from(s.leaf), user: None }).collect();
+    let streams = st
+        .shapes
+        .iter()
+        .map(|s| StreamInfo {
+            name: s.name.clone(),
+            owner: s.owner.clone(),
+            group: st.leaves.get(usize::from(s.leaf)).map(|l| l.name.clone()).unwrap_or_default(),
+            user_priority: 0,
+            cpu_time: s.cpu_work,
+            failure_probability: s.failure_probability,
+            wms,
+        })
+        .collect();
+    (ShareEntities { defs, of_stream }, streams)
+}

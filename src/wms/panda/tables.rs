@@ -1,0 +1,279 @@
+//! The PanDA WMS's own tables: JEDI tasks, PanDA jobs with their status history, and the
+//! per-queue counts brokerage and Harvester read. Every status change goes through
+//! [`Tables::set_status`], which keeps the counts equal to a recount of the jobs (checked by
+//! [`Tables::check`] after every test run).
+
+use std::cmp::Reverse;
+use std::collections::BTreeSet;
+
+use crate::engine::SimTime;
+use crate::grid::network::TransferId;
+use crate::ids::JobId;
+use crate::panda::job_broker::JobCounts;
+use crate::panda::timeouts::{JobStatus as PStatus, ProdSourceLabel};
+
+/// A JEDI task's status, reduced to what the model distinguishes (`JediTaskSpec.status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskStatus {
+    /// Waiting for task brokerage to choose a nucleus (production only).
+    Assigning,
+    /// Jobs are being generated and run.
+    Running,
+    /// Every job is final (finished, or failed after its last attempt).
+    Done,
+}
+
+impl TaskStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskStatus::Assigning => "assigning",
+            TaskStatus::Running => "running",
+            TaskStatus::Done => "done",
+        }
+    }
+}
+
+/// A JEDI task (`jediTaskID` = index + 1).
+#[derive(Debug, Clone)]
+pub struct Task {
+    /// The PanDA stream: `panda.tasks[k]` for `k < tasks.len()`, then `panda.analysis`.
+    pub stream: u16,
+    /// Its number within the stream.
+    pub task_no: u32,
+    pub status: TaskStatus,
+    /// Index in `panda.nuclei` (production tasks, once brokered).
+    pub nucleus: Option<u16>,
+    pub arrived: SimTime,
+    /// When brokerage may try again (pending tasks).
+    pub retry_at: SimTime,
+    /// `currentPriority`.
+    pub priority: i64,
+    /// Jobs (input chunks) the task splits into.
+    pub n_jobs: u32,
+    /// Chunks not yet generated (the next is `n_jobs - ungenerated`).
+    pub ungenerated: u32,
+    /// Chunks to generate again (their job failed or was reassigned): (attempt of the new job).
+    pub retries: Vec<u8>,
+    /// Chunks final: finished, or failed at their last attempt.
+    pub finished: u32,
+    pub failed: u32,
+    /// PQs the task's jobs were brokered to (analysis: `getSitesUsedByTask_JEDI`).
+    pub used_queues: Vec<usize>,
+    /// The last brokerage that found candidates (analysis: `DATA_CHECK_TIMEOUT_USER`).
+    pub last_brokered: Option<SimTime>,
+}
+
+impl Task {
+    /// Jobs waiting to be generated (new chunks and retries).
+    pub fn to_generate(&self) -> u32 {
+        self.ungenerated + self.retries.len() as u32
+    }
+}
+
+/// Times of a PanDA job's statuses (PanDA's `creationTime`, `stateChangeTime`, and the
+/// per-status times the job tables keep in `jobs.parquet`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StatusTimes {
+    pub defined: Option<SimTime>,
+    pub assigned: Option<SimTime>,
+    pub activated: Option<SimTime>,
+    /// `sent` / `starting`: the pilot got the job (the model starts the payload at once).
+    pub starting: Option<SimTime>,
+    pub running: Option<SimTime>,
+    pub transferring: Option<SimTime>,
+    /// Final: finished, failed or closed.
+    pub end: Option<SimTime>,
+}
+
+/// One PanDA job (`PandaID` = its world `JobId`).
+#[derive(Debug, Clone)]
+pub struct PJob {
+    pub job: JobId,
+    /// Index of its task.
+    pub task: u32,
+    /// Index in `panda.queues`.
+    pub queue: u16,
+    /// gshare leaf index.
+    pub leaf: u16,
+    pub status: PStatus,
+    pub label: ProdSourceLabel,
+    /// `attemptNr`, 1 for the first job of a chunk.
+    pub attempt: u8,
+    pub priority: i64,
+    pub cores: u32,
+    pub creation: SimTime,
+    pub state_change: SimTime,
+    pub times: StatusTimes,
+    /// Input bytes and files of the job (its chunk of the master dataset).
+    pub input_bytes: u64,
+    pub input_files: u32,
+    /// Input files still on the network to the job's site.
+    pub files_in_flight: u32,
+    pub output_bytes: u64,
+    /// The output transfer to the nucleus, while transferring.
+    pub output_transfer: Option<TransferId>,
+    /// The brokerage decision that placed it (`record::Records::decisions` index).
+    pub decision: u32,
+}
+
+/// Activated jobs of one PQ and leaf in dispatch order: (priority descending, PandaID, job index).
+pub type DispatchSet = BTreeSet<(Reverse<i64>, JobId, u32)>;
+
+/// The slot of a job in [`Tables::by_job`] when it is not PanDA's.
+pub const NOT_MINE: u32 = u32::MAX;
+
+/// Every table of the PanDA WMS.
+#[derive(Debug, Default)]
+pub struct Tables {
+    pub tasks: Vec<Task>,
+    pub jobs: Vec<PJob>,
+    /// PanDA job index by `ids::job_index` of the world job, [`NOT_MINE`] for others'.
+    pub by_job: Vec<u32>,
+    /// `counts[q]`, `leaf_counts[q][leaf]`: JobCounts of PQ `q`.
+    pub counts: Vec<JobCounts>,
+    pub leaf_counts: Vec<Vec<JobCounts>>,
+    /// Activated jobs of each PQ by gshare leaf, in dispatch order within a leaf: priority
+    /// descending, then PandaID ascending.
+    pub activated: Vec<Vec<DispatchSet>>,
+    /// Activated jobs of each PQ by age (PandaID) for the sloppy dispatch.
+    pub activated_by_age: Vec<BTreeSet<(JobId, u32)>>,
+    /// Executing (sent + starting + running) jobs per gshare leaf, in HS06 (cores × corepower).
+    pub leaf_executing: Vec<f64>,
+    /// Activated jobs per gshare leaf, in HS06.
+    pub leaf_queued: Vec<f64>,
+}
+
+/// Which field of JobCounts a status counts in (`None`: not counted).
+fn slot(c: &mut JobCounts, s: PStatus) -> Option<&mut u64> {
+    Some(match s {
+        PStatus::Defined => &mut c.defined,
+        PStatus::Assigned => &mut c.assigned,
+        PStatus::Activated => &mut c.activated,
+        PStatus::Sent | PStatus::Starting => &mut c.starting,
+        PStatus::Running => &mut c.running,
+        PStatus::Transferring => &mut c.transferring,
+        _ => return None,
+    })
+}
+
+/// Executing for the gshare distribution (reference §7: executing = sent + running).
+fn executing(s: PStatus) -> bool {
+    matches!(s, PStatus::Sent | PStatus::Starting | PStatus::Running)
+}
+
+impl Tables {
+    /// Empty tables for `queues` PQs and `leaves` gshare leaves.
+    pub fn new(queues: usize, leaves: usize) -> Self {
+        Self {
+            counts: vec![JobCounts::default(); queues],
+            leaf_counts: vec![vec![JobCounts::default(); leaves]; queues],
+            activated: vec![vec![BTreeSet::new(); leaves]; queues],
+            activated_by_age: vec![BTreeSet::new(); queues],
+            leaf_executing: vec![0.0; leaves],
+            leaf_queued: vec![0.0; leaves],
+            ..Default::default()
+        }
+    }
+
+    /// The PanDA job of world job `j`, if it is PanDA's.
+    pub fn of_job(&self, j: JobId) -> Option<u32> {
+        let i = crate::ids::job_index(j);
+        self.by_job.get(i).copied().filter(|&x| x != NOT_MINE)
+    }
+
+    /// Add a job (its status is counted).
+    pub fn add(&mut self, job: PJob, corepower: f64) -> u32 {
+        let i = self.jobs.len() as u32;
+        let wi = crate::ids::job_index(job.job);
+        if self.by_job.len() <= wi {
+            self.by_job.resize(wi + 1, NOT_MINE);
+        }
+        self.by_job[wi] = i;
+        let status = job.status;
+        self.jobs.push(job);
+        self.count(i, status, true, corepower);
+        i
+    }
+
+    fn count(&mut self, i: u32, s: PStatus, add: bool, corepower: f64) {
+        let j = &self.jobs[i as usize];
+        let (q, leaf, prio, id) = (j.queue as usize, j.leaf as usize, j.priority, j.job);
+        let hs06 = f64::from(j.cores) * corepower;
+        for c in [&mut self.counts[q], &mut self.leaf_counts[q][leaf]] {
+            if let Some(n) = slot(c, s) {
+                if add {
+                    *n += 1;
+                } else {
+                    *n -= 1;
+                }
+            }
+        }
+        if s == PStatus::Activated {
+            if add {
+                self.activated[q][leaf].insert((Reverse(prio), id, i));
+                self.activated_by_age[q].insert((id, i));
+                self.leaf_queued[leaf] += hs06;
+            } else {
+                self.activated[q][leaf].remove(&(Reverse(prio), id, i));
+                self.activated_by_age[q].remove(&(id, i));
+                self.leaf_queued[leaf] -= hs06;
+            }
+        }
+        if executing(s) {
+            self.leaf_executing[leaf] += if add { hs06 } else { -hs06 };
+        }
+    }
+
+    /// Move job `i` to `status` at `now`, keeping every count; `corepower` is its PQ's.
+    pub fn set_status(&mut self, i: u32, status: PStatus, now: SimTime, corepower: f64) {
+        let old = self.jobs[i as usize].status;
+        if old == status {
+            return;
+        }
+        self.count(i, old, false, corepower);
+        let j = &mut self.jobs[i as usize];
+        j.status = status;
+        j.state_change = now;
+        let t = &mut j.times;
+        match status {
+            PStatus::Defined => t.defined = Some(now),
+            PStatus::Assigned => t.assigned = Some(now),
+            PStatus::Activated => t.activated = Some(now),
+            PStatus::Sent | PStatus::Starting => t.starting = Some(now),
+            PStatus::Running => t.running = Some(now),
+            PStatus::Transferring => t.transferring = Some(now),
+            PStatus::Finished | PStatus::Failed | PStatus::Closed | PStatus::Cancelled => t.end = Some(now),
+            _ => {}
+        }
+        self.count(i, status, true, corepower);
+    }
+
+    /// The counts recomputed from the jobs, compared with the kept ones; a description of each
+    /// difference.
+    pub fn check(&self) -> Vec<String> {
+        let mut bad = Vec::new();
+        let mut counts = vec![JobCounts::default(); self.counts.len()];
+        let mut leaf = self.leaf_counts.iter().map(|v| vec![JobCounts::default(); v.len()]).collect::<Vec<_>>();
+        let mut activated = vec![0usize; self.counts.len()];
+        for j in &self.jobs {
+            for c in [&mut counts[j.queue as usize], &mut leaf[j.queue as usize][j.leaf as usize]] {
+                if let Some(n) = slot(c, j.status) {
+                    *n += 1;
+                }
+            }
+            if j.status == PStatus::Activated {
+                activated[j.queue as usize] += 1;
+            }
+        }
+        for q in 0..counts.len() {
+            if counts[q] != self.counts[q] || leaf[q] != self.leaf_counts[q] {
+                bad.push(format!("queue {q}: kept job counts {:?} but recounted {:?}", self.counts[q], counts[q]));
+            }
+            let listed: usize = self.activated[q].iter().map(BTreeSet::len).sum();
+            if listed != activated[q] || self.activated_by_age[q].len() != activated[q] {
+                bad.push(format!("queue {q}: {} activated jobs but {listed} listed for dispatch", activated[q]));
+            }
+        }
+        bad
+    }
+}

@@ -1,0 +1,86 @@
+//! The PanDA WMS end to end on the shipped PanDA quickstart (issue 11 items 3–5, 10): the job
+//! life cycle as PanDA has it, data on the network, Harvester pilots, and the invariants.
+
+use pilotsim::panda::timeouts::JobStatus as PStatus;
+use pilotsim::run;
+use pilotsim::scenario;
+use pilotsim::wms::panda::PandaWms;
+use pilotsim::workload::JobStatus;
+
+fn quickstart() -> run::Finished {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/panda_quickstart.ron");
+    let loaded = scenario::load_file(&path).unwrap();
+    let prepared = run::prepare(&loaded, &[]).unwrap();
+    run::simulate(&prepared, 4, |_, _| {}).unwrap()
+}
+
+fn panda(f: &run::Finished) -> &PandaWms {
+    let w = f.world.wms.iter().find(|w| w.name() == "panda").expect("a PanDA instance");
+    let any: &dyn std::any::Any = w.as_ref();
+    any.downcast_ref::<PandaWms>().expect("PandaWms")
+}
+
+#[test]
+fn jobs_go_through_panda_states_in_order() {
+    let f = quickstart();
+    let p = panda(&f);
+    let t = p.tables();
+    let jobs = &f.world.core.jobs;
+    assert!(t.jobs.len() > 3000, "{} jobs", t.jobs.len());
+    let mut finished = 0;
+    let mut via_assigned = 0;
+    for j in &t.jobs {
+        let x = &j.times;
+        assert!(x.defined.is_some(), "every job is defined first");
+        if j.status == PStatus::Finished {
+            finished += 1;
+            let seq = [x.defined, x.activated, x.starting, x.running, x.transferring, x.end];
+            assert!(seq.iter().all(Option::is_some), "finished job {} skipped a state: {x:?}", j.job);
+            assert!(seq.windows(2).all(|w| w[0] <= w[1]), "job {} states out of order: {x:?}", j.job);
+            assert_eq!(jobs[j.job as usize - 1].status, JobStatus::Done);
+        }
+        if let Some(a) = x.assigned {
+            via_assigned += 1;
+            assert!(x.activated.is_none_or(|act| act >= a), "activated before its input arrived");
+        }
+    }
+    assert!(finished > 3000, "{finished} finished");
+    assert!(via_assigned > 100, "satellite jobs wait for their input: {via_assigned}");
+}
+
+#[test]
+fn data_moves_over_the_links_and_outputs_reach_the_nucleus() {
+    let f = quickstart();
+    let p = panda(&f);
+    assert!(p.data.input_files_moved > 500, "{:?}", p.data);
+    assert!(p.data.output_files_moved > 500, "{:?}", p.data);
+    assert_eq!(p.data.no_route, 0, "every pair of sites has a link");
+    let net = &f.world.core.network;
+    assert_eq!(net.transfer_count() as u64, p.data.input_files_moved + p.data.output_files_moved);
+    // Outputs of the MC jobs take space on BNL's disk: 1000 kB/event × 1000 events each.
+    let bnl = f.world.core.storages.id("BNL_DATADISK").unwrap();
+    let used = f.world.core.storages.get(bnl).unwrap().used;
+    assert!(used > 15_000 * 1_000_000_000_000, "outputs stored at the nucleus: {used}");
+}
+
+#[test]
+fn harvester_keeps_pilots_at_every_queue_and_shares_are_served() {
+    let mut f = quickstart();
+    let s = f.summary();
+    assert_eq!(pilotsim::sim::check_invariants(&f.world), Vec::<String>::new());
+    let p = &s.wms["panda"];
+    for q in ["BNL", "BNL_SCORE", "AGLT2", "MWT2"] {
+        assert!(p["queues"][q]["jobs_started"].as_u64().unwrap() > 100, "{q}: {}", p["queues"][q]);
+    }
+    for g in ["MC Simulation Full", "Reprocessing default", "User Analysis"] {
+        assert!(s.entities[g].achieved_share.unwrap() > 0.05, "{g}: {:?}", s.entities[g]);
+    }
+}
+
+#[test]
+fn panda_runs_are_byte_identical() {
+    let a = quickstart();
+    let b = quickstart();
+    assert_eq!(a.meta.digest, b.meta.digest);
+    assert_eq!(a.meta.events, b.meta.events);
+}
