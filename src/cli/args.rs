@@ -97,6 +97,15 @@ pub enum Generate {
         #[arg(long, value_parser = parse_count)]
         jobs: u64,
     },
+    /// The real ATLAS grid under PanDA: the 150 queues, 101 sites, storages and 6 534 links of
+    /// the CGSim data shipped in data/panda_cgsim (Apache-2.0), with JOBS jobs of MC simulation
+    /// (80 %, tasks of 1 000 jobs brokered to the Tier-1 nuclei) and user analysis (20 %) over a
+    /// week, on JOBS/20 slots. Example: `pilotsim generate atlas --jobs 1e6 > atlas_week.ron`.
+    Atlas {
+        /// Number of jobs (at least 10 000).
+        #[arg(long, value_parser = parse_count)]
+        jobs: u64,
+    },
 }
 
 /// A count written as an integer or in float notation (`2.1e6`).

@@ -64,5 +64,13 @@ pub fn generate(generate: Generate) -> anyhow::Result<Outcome> {
             out!("{}", pilotsim::scenario::generate::scale_scenario(jobs));
             Ok(Outcome::Success)
         }
+        Generate::Atlas { jobs } => {
+            if jobs < 10_000 {
+                anyhow::bail!("--jobs {jobs}: the ATLAS scenario needs at least 10000 jobs");
+            }
+            let text = pilotsim::scenario::generate_atlas::atlas_scenario(jobs).map_err(|e| anyhow::anyhow!("{e}"))?;
+            out!("{text}");
+            Ok(Outcome::Success)
+        }
     }
 }

@@ -355,6 +355,15 @@ pub fn import(files: &[(String, String)], opt: Options) -> Result<Fragment, Cric
             }
         }
         q.ces = vec![name.clone()];
+        // CRIC's astorages of a queue are its RSEs: the disk ones read and write (LAN), as
+        // PanDA's Configurator relates a PQ to its endpoints (tapes are not a PQ's storage).
+        if q.astorages.is_empty() {
+            let disks: Vec<String> = rses.into_iter().flat_map(|r| r.keys()).filter(|k| !k.contains("TAPE")).cloned().collect();
+            if !disks.is_empty() {
+                q.astorages.insert("read_lan".into(), disks.clone());
+                q.astorages.insert("write_lan".into(), disks);
+            }
+        }
         frag.queues.push(q);
     }
     for ((file, field), n) in unknown {
@@ -373,7 +382,10 @@ pub fn import(files: &[(String, String)], opt: Options) -> Result<Fragment, Cric
             frag.warnings.push(format!("{}: no GFLOPS (site_info.json): its CE gets 1 slot", q.name));
             1
         };
-        let ce: Ce = ron::from_str(&format!("(name: {:?}, slots: {slots})", q.name)).expect("a CE with defaults");
+        // CPU power per core = the PQ's corepower (HS06 per core, PanDA's 10 when CRIC has none):
+        // PanDA's job CPU times are HS06·s.
+        let ce: Ce = ron::from_str(&format!("(name: {:?}, slots: {slots}, cpu_power: {:?})", q.name, q.corepower))
+            .expect("a CE with defaults");
         sites.entry(q.site.clone()).or_default().push(ce);
     }
 
@@ -454,7 +466,7 @@ pub fn import(files: &[(String, String)], opt: Options) -> Result<Fragment, Cric
     Ok(frag)
 }
 
-fn pretty<T: serde::Serialize>(v: &T) -> String {
+pub(crate) fn pretty<T: serde::Serialize>(v: &T) -> String {
     let cfg = ron::ser::PrettyConfig::new().indentor("    ".to_string()).struct_names(false);
     ron::ser::to_string_pretty(v, cfg).unwrap_or_else(|e| format!("/* {e} */"))
 }

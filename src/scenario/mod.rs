@@ -10,6 +10,7 @@ pub mod dirac;
 pub mod dirac_cfg;
 pub mod expect;
 pub mod generate;
+pub mod generate_atlas;
 pub mod limits;
 pub mod overrides;
 pub mod panda;

@@ -353,6 +353,12 @@ pub fn warnings(_s: &Scenario, p: &PandaConfig) -> Vec<Problem> {
     let mut out = Vec::new();
     let mut warn = |path: String, message: String| out.push(Problem { path, message });
     let arch = p.rules().arch;
+    if !p.replay.is_empty() {
+        warn(
+            "panda.replay".into(),
+            "replay streams are read and validated but not simulated yet: their jobs do not run".into(),
+        );
+    }
     for (i, q) in p.queues.iter().enumerate() {
         let (_, ws) = FairsharePolicy::parse(&q.fairsharepolicy);
         for w in ws {

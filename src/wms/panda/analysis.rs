@@ -16,7 +16,6 @@ use crate::wms::Ctx;
 
 use super::PandaWms;
 use super::record::DecisionKind;
-use super::view::Dynamic;
 use super::view::anal_cycle::{AnalCycle, AnalDynamic, AnalTaskState, UserJobs};
 
 /// Minutes per bucket of the activity windows.
@@ -61,6 +60,17 @@ impl Activity {
         let to = now.as_millis().saturating_sub(300_000) / BUCKET_MS;
         self.sum(q, to.saturating_sub(BUCKETS as u64), to)
     }
+}
+
+/// What analysis brokerage reads that is computed once per JobGenerator cycle (PanDA reads it
+/// from its tables at the start of the cycle): the users' job table, pilot requests, job starts,
+/// and the cycle's aggregates.
+#[derive(Debug)]
+pub struct AnalCache {
+    users: Vec<UserJobs>,
+    requests: Vec<u64>,
+    started: Vec<u64>,
+    cycle: AnalCycle,
 }
 
 impl PandaWms {
@@ -111,28 +121,17 @@ impl PandaWms {
         let nq = self.cfg.queues.len();
         let k = usize::from(self.tables.tasks[id as usize].stream) - self.cfg.tasks.len();
         let (queued, running) = self.worker_counts();
-        let users = self.user_jobs();
-        let requests: Vec<u64> = (0..nq)
-            .map(|q| {
-                self.gets.last_hours(q, now, 3) + 6 * (self.tables.counts[q].running + self.tables.counts[q].starting)
-            })
-            .collect();
-        let started: Vec<u64> = (0..nq).map(|q| self.starts.rate_window(q, now)).collect();
-        self.anal_view.refresh_space(ctx.storages());
-        let t = &self.tables.tasks[id as usize];
-        let used = t.used_queues.clone();
-        let since = t.last_brokered.map(|b| (now - b).as_secs_f64() / 3600.0);
-        let (outcome, throttled) = {
-            let d = Dynamic {
-                now,
-                queue_jobs: &self.tables.counts,
-                queue_gshare_jobs: &self.tables.leaf_counts,
-                storages: ctx.storages(),
-                network: ctx.network(),
-                last_start: &self.last_start,
-                workers_queued: &queued,
-                workers_running: &running,
-            };
+        if self.anal_cache.is_none() {
+            let users = self.user_jobs();
+            let requests: Vec<u64> = (0..nq)
+                .map(|q| {
+                    let c = &self.tables.counts[q];
+                    self.gets.last_hours(q, now, 3) + 6 * (c.running + c.starting)
+                })
+                .collect();
+            let started: Vec<u64> = (0..nq).map(|q| self.starts.rate_window(q, now)).collect();
+            self.anal_view.refresh_space(ctx.storages());
+            let d = super::snapshot(&self.tables, &self.last_start, ctx, &queued, &running);
             let a = AnalDynamic {
                 user_jobs: &users,
                 pilot_requests_3h: &requests,
@@ -140,6 +139,21 @@ impl PandaWms {
                 ..AnalDynamic::default()
             };
             let cycle = AnalCycle::new(&self.anal_view, &d, &a);
+            self.anal_cache = Some(AnalCache { users, requests, started, cycle });
+        }
+        let t = &self.tables.tasks[id as usize];
+        let used = t.used_queues.clone();
+        let since = t.last_brokered.map(|b| (now - b).as_secs_f64() / 3600.0);
+        let (outcome, throttled) = {
+            let d = super::snapshot(&self.tables, &self.last_start, ctx, &queued, &running);
+            let cache = self.anal_cache.as_ref().expect("built above");
+            let a = AnalDynamic {
+                user_jobs: &cache.users,
+                pilot_requests_3h: &cache.requests,
+                started_in_window: &cache.started,
+                ..AnalDynamic::default()
+            };
+            let cycle = &cache.cycle;
             let state = AnalTaskState {
                 jobs_to_generate: want,
                 scouting: false,
@@ -147,7 +161,7 @@ impl PandaWms {
                 used_queues: &used,
                 recent: &[],
             };
-            let Some(input) = self.anal_view.task_input(&cycle, &d, &a, k, &state) else { return 0 };
+            let Some(input) = self.anal_view.task_input(cycle, &d, &a, k, &state) else { return 0 };
             let params = &self.anal_view.params;
             match anal_broker::throttle(params, &input.throttle_input()) {
                 Some(reason) => (None, Some(reason.to_string())),

@@ -28,7 +28,6 @@ use crate::wms::Ctx;
 use super::PandaWms;
 use super::record::DecisionKind;
 use super::tables::{PJob, StatusTimes, TaskStatus};
-use super::view::Dynamic;
 use super::view::prod::{Chunk, JobQuery, ProdDynamic, TaskArgs};
 
 /// `nSubChunks` of JobSplitter: jobs per site pick (JobSplitter L110-230).
@@ -50,12 +49,15 @@ impl PandaWms {
     /// A task arrives: production tasks wait for task brokerage, analysis tasks for the next
     /// job generation.
     pub(super) fn task_arrived(&mut self, ctx: &mut dyn Ctx, id: u32) {
+        let analysis = self.statics.shapes[usize::from(self.tables.tasks[id as usize].stream)].analysis;
         let t = &mut self.tables.tasks[id as usize];
         t.retry_at = ctx.now();
-        if t.status == TaskStatus::Assigning {
-            self.assigning.push(id);
-        } else {
+        if analysis {
+            t.status = TaskStatus::Running;
             self.generating.push(id);
+        } else {
+            t.status = TaskStatus::Assigning;
+            self.assigning.push(id);
         }
     }
 
@@ -110,19 +112,10 @@ impl PandaWms {
             .collect();
         let (rw, mut prio_tables) = self.rw_tables(&prios);
         let (queued, running) = self.worker_counts();
-        let mut assigned = Vec::new();
+        let (mut assigned, mut pending) = (Vec::new(), Vec::new());
         {
-            let d = Dynamic {
-                now,
-                queue_jobs: &self.tables.counts,
-                queue_gshare_jobs: &self.tables.leaf_counts,
-                storages: ctx.storages(),
-                network: ctx.network(),
-                last_start: &self.last_start,
-                workers_queued: &queued,
-                workers_running: &running,
-            };
-            let p = ProdDynamic { nucleus_rw: &rw, ..ProdDynamic::default() };
+            let d = super::snapshot(&self.tables, &self.last_start, ctx, &queued, &running);
+            let p = ProdDynamic { nucleus_rw: &rw, rt_jobs: Some(&self.tables.rt_counts), ..ProdDynamic::default() };
             for id in due {
                 let t = &self.tables.tasks[id as usize];
                 let k = usize::from(t.stream);
@@ -166,12 +159,12 @@ impl PandaWms {
                         }
                         assigned.push((id, n));
                     }
-                    None => {
-                        self.tables.tasks[id as usize].retry_at =
-                            now + SimDuration::from_secs(task_broker::PENDING_RETRY_S);
-                    }
+                    None => pending.push(id),
                 }
             }
+        }
+        for id in pending {
+            self.tables.tasks[id as usize].retry_at = now + SimDuration::from_secs(task_broker::PENDING_RETRY_S);
         }
         for (id, n) in assigned {
             let t = &mut self.tables.tasks[id as usize];
@@ -198,6 +191,7 @@ impl PandaWms {
     /// One JobGenerator cycle.
     pub(super) fn job_generation(&mut self, ctx: &mut dyn Ctx) {
         let now = ctx.now();
+        self.anal_cache = None;
         self.generating.retain(|&id| self.tables.tasks[id as usize].status != TaskStatus::Done);
         let mut order: Vec<u32> = self
             .generating
@@ -265,20 +259,18 @@ impl PandaWms {
             let t = &self.tables.tasks[id as usize];
             (usize::from(t.stream), t.nucleus.map(usize::from), t.priority)
         };
+        // The dataset-completeness step: a task-level temporary error before any PQ filter.
+        if let Some(err) = self.prod_view.completeness(k).and_then(|c| c.error.clone()) {
+            let dec = self.record.decision(now, DecisionKind::Job, id);
+            self.record.decisions[dec as usize].pending = Some(err);
+            self.tables.tasks[id as usize].retry_at = now + PROD_PENDING;
+            return 0;
+        }
         let (queued, running) = self.worker_counts();
         let query = JobQuery { stream: k, nucleus, current_priority: prio, chunk: Chunk { jobs: want, scout: false } };
         let (result, names) = {
-            let d = Dynamic {
-                now,
-                queue_jobs: &self.tables.counts,
-                queue_gshare_jobs: &self.tables.leaf_counts,
-                storages: ctx.storages(),
-                network: ctx.network(),
-                last_start: &self.last_start,
-                workers_queued: &queued,
-                workers_running: &running,
-            };
-            let p = ProdDynamic::default();
+            let d = super::snapshot(&self.tables, &self.last_start, ctx, &queued, &running);
+            let p = ProdDynamic { rt_jobs: Some(&self.tables.rt_counts), ..ProdDynamic::default() };
             let Some(task) = self.prod_view.broker_task(&query, &d) else { return 0 };
             self.prod_view.fill_queues(&query, &d, &p, &mut self.queue_buf);
             let r = crate::panda::job_broker::broker(&task, &self.queue_buf, self.prod_view.job_broker_params());
@@ -352,6 +344,7 @@ impl PandaWms {
                 queue: q,
                 leaf: shape.leaf,
                 status: PStatus::Defined,
+                rt: shape.rt,
                 label: shape.label,
                 attempt,
                 priority,

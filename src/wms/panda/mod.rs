@@ -63,6 +63,27 @@ pub struct Workers {
     pub running: u64,
 }
 
+/// The snapshot the views read: the tables' counts, `laststart`, the grid's storage and
+/// network, and Harvester's worker counts `queued`/`running`.
+fn snapshot<'a>(
+    tables: &'a Tables,
+    last_start: &'a [Option<SimTime>],
+    ctx: &'a dyn Ctx,
+    queued: &'a [crate::panda::harvester::config::WorkerCounts],
+    running: &'a [crate::panda::harvester::config::WorkerCounts],
+) -> view::Dynamic<'a> {
+    view::Dynamic {
+        now: ctx.now(),
+        queue_jobs: &tables.counts,
+        queue_gshare_jobs: &tables.leaf_counts,
+        storages: ctx.storages(),
+        network: ctx.network(),
+        last_start,
+        workers_queued: queued,
+        workers_running: running,
+    }
+}
+
 /// The PanDA WMS instance of a world.
 pub struct PandaWms {
     cfg: PandaConfig,
@@ -76,8 +97,13 @@ pub struct PandaWms {
     /// getJob requests and job starts per PQ over the last hours (analysis brokerage's inputs).
     gets: analysis::Activity,
     starts: analysis::Activity,
+    /// Analysis brokerage's snapshot of the current JobGenerator cycle.
+    anal_cache: Option<analysis::AnalCache>,
     /// The inputs of Harvester's decisions.
     harvest_view: view::harvester::HarvesterView,
+    /// Per PQ, the counts (activated, queued n/cores, running n/cores) of its last Harvester
+    /// cycle if that cycle submitted nothing (pull mode): the same counts decide the same.
+    harvest_idle: Vec<Option<(u64, u64, u64, u64, u64)>>,
     /// The world stream of PanDA stream `k` is `first_stream + k`.
     first_stream: u32,
     tables: Tables,
@@ -149,8 +175,10 @@ impl PandaWms {
             prod_view: view::prod::ProdView::new(scenario),
             harvest_view: view::harvester::HarvesterView::new(scenario),
             anal_view: view::anal::AnalView::new(scenario),
+            harvest_idle: vec![None; nq],
             gets: analysis::Activity::new(nq),
             starts: analysis::Activity::new(nq),
+            anal_cache: None,
             first_stream,
             tables,
             arrivals,

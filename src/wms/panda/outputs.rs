@@ -160,11 +160,19 @@ pub(super) fn summary(w: &PandaWms) -> serde_json::Value {
         })
         .collect();
     let pending = w.record.decisions.iter().filter(|d| d.pending.is_some()).count();
+    // Why decisions chose nothing, by message with its numbers masked (`#`), per kind.
+    let mut why: BTreeMap<String, u64> = BTreeMap::new();
+    for d in &w.record.decisions {
+        if let Some(r) = &d.pending {
+            let masked: String = r.chars().map(|c| if c.is_ascii_digit() { '#' } else { c }).collect();
+            *why.entry(format!("{}: {masked}", d.kind.as_str())).or_default() += 1;
+        }
+    }
     serde_json::json!({
         "tasks": tasks,
         "jobs": by_status,
         "queues": queues,
-        "brokerage": {"decisions": w.record.decisions.len(), "pending": pending},
+        "brokerage": {"decisions": w.record.decisions.len(), "pending": pending, "pending_by_reason": why},
         "data": {"input_files_moved": w.data.input_files_moved, "output_files_moved": w.data.output_files_moved,
                  "no_route": w.data.no_route, "output_refused": w.data.output_refused},
         "copy_archive": {"cycles": w.daemon.cycles, "reassigned": w.daemon.reassigned,

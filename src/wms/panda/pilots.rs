@@ -14,7 +14,6 @@ use crate::panda::harvester::config::WorkerCounts;
 use crate::wms::{Ctx, PilotNews};
 
 use super::PandaWms;
-use super::view::Dynamic;
 use super::view::ce_choice::CeWorkerStats;
 use super::view::harvester::HarvesterDynamic;
 
@@ -40,23 +39,23 @@ impl PandaWms {
         let running: Vec<_> = self.workers.iter().enumerate().map(|(q, w)| counts(w.running, cores(q))).collect();
         let mut plans = Vec::new();
         {
-            let d = Dynamic {
-                now: ctx.now(),
-                queue_jobs: &self.tables.counts,
-                queue_gshare_jobs: &self.tables.leaf_counts,
-                storages: ctx.storages(),
-                network: ctx.network(),
-                last_start: &self.last_start,
-                workers_queued: &queued,
-                workers_running: &running,
-            };
+            let d = super::snapshot(&self.tables, &self.last_start, ctx, &queued, &running);
             let h = HarvesterDynamic::default();
             for q in 0..nq {
+                // define_num_workers is a pure function of the PQ's state: a pull-mode PQ whose
+                // counts are those of its last cycle that decided nothing decides nothing again.
+                let key = (self.tables.counts[q].activated, queued[q].n, queued[q].core, running[q].n, running[q].core);
+                let pull = self.harvest_view.queues.get(q).is_some_and(|hq| !hq.slave);
+                if pull && self.harvest_idle[q] == Some(key) {
+                    continue;
+                }
                 let Some(state) = self.harvest_view.queue_state(q, &d, &h) else { continue };
                 let Ok(decision) = self.harvest_view.decide(q, &state) else { continue };
                 if decision.total() == 0 {
+                    self.harvest_idle[q] = pull.then_some(key);
                     continue;
                 }
+                self.harvest_idle[q] = None;
                 let stats: Vec<CeWorkerStats> = self.ce_workers[q]
                     .iter()
                     .map(|w| CeWorkerStats { submitted: w.queued, running: w.running, ..Default::default() })

@@ -12,6 +12,7 @@ use crate::scenario::panda::{DatasetConfig, PandaConfig};
 use crate::workload::{Arrival, EntityDef, JobEntities, Level, ShareEntities, StreamInfo};
 
 use super::tables::{Task, TaskStatus};
+use super::view::prod::ResourceType;
 
 /// HS06·s of one hour on a core of 10 HS06 (the corePower PanDA assumes): the CPU work of an
 /// analysis job whose task gives no `cpuTime` (pilotsim's assumption, stated in the docs).
@@ -37,6 +38,8 @@ pub struct StreamShape {
     /// CPU work of one job per core, HS06·s (the world runs it `cpu_work / cpu_power` seconds).
     pub cpu_work: f64,
     pub cores: u32,
+    /// ATLAS resource type index (`view::prod::ResourceType`).
+    pub rt: u8,
     /// Input of one job: files and bytes of the master dataset.
     pub input_files: u32,
     pub input_bytes: u64,
@@ -112,6 +115,7 @@ impl Statics {
                 events_per_job,
                 cpu_work: t.cpu_time * events_per_job as f64 / f64::from(t.core_count.max(1)),
                 cores: t.core_count.max(1),
+                rt: ResourceType::of(t.core_count, t.ram_count).index() as u8,
                 input_files,
                 input_bytes,
                 output_bytes: (t.out_disk_count * 1000.0 * events_per_job as f64).round().max(0.0) as u64,
@@ -139,6 +143,7 @@ impl Statics {
                 events_per_job,
                 cpu_work: work / f64::from(a.core_count.max(1)),
                 cores: a.core_count.max(1),
+                rt: ResourceType::of(a.core_count, a.ram_count).index() as u8,
                 input_files,
                 input_bytes,
                 output_bytes: 0,
@@ -194,12 +199,12 @@ impl Statics {
     }
 }
 
-/// A task of stream `k` arriving at `t`.
+/// A task of stream `k` that will arrive at `t`.
 pub fn new_task(k: u16, task_no: u32, t: SimTime, shape: &StreamShape) -> Task {
     Task {
         stream: k,
         task_no,
-        status: if shape.analysis { TaskStatus::Running } else { TaskStatus::Assigning },
+        status: TaskStatus::Registered,
         nucleus: None,
         arrived: t,
         retry_at: t,

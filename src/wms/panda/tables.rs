@@ -15,6 +15,8 @@ use crate::panda::timeouts::{JobStatus as PStatus, ProdSourceLabel};
 /// A JEDI task's status, reduced to what the model distinguishes (`JediTaskSpec.status`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaskStatus {
+    /// Not submitted yet (its arrival time is in the future).
+    Registered,
     /// Waiting for task brokerage to choose a nucleus (production only).
     Assigning,
     /// Jobs are being generated and run.
@@ -26,6 +28,7 @@ pub enum TaskStatus {
 impl TaskStatus {
     pub fn as_str(self) -> &'static str {
         match self {
+            TaskStatus::Registered => "registered",
             TaskStatus::Assigning => "assigning",
             TaskStatus::Running => "running",
             TaskStatus::Done => "done",
@@ -96,6 +99,9 @@ pub struct PJob {
     /// gshare leaf index.
     pub leaf: u16,
     pub status: PStatus,
+    /// ATLAS resource type (`view::prod::ResourceType::index`: SCORE, SCORE_HIMEM, MCORE,
+    /// MCORE_HIMEM).
+    pub rt: u8,
     pub label: ProdSourceLabel,
     /// `attemptNr`, 1 for the first job of a chunk.
     pub attempt: u8,
@@ -132,6 +138,8 @@ pub struct Tables {
     /// `counts[q]`, `leaf_counts[q][leaf]`: JobCounts of PQ `q`.
     pub counts: Vec<JobCounts>,
     pub leaf_counts: Vec<Vec<JobCounts>>,
+    /// `rt_counts[q][leaf][rt]`: the same per resource type (`getJobStatisticsByResourceTypeSite`).
+    pub rt_counts: Vec<Vec<[JobCounts; 4]>>,
     /// Activated jobs of each PQ by gshare leaf, in dispatch order within a leaf: priority
     /// descending, then PandaID ascending.
     pub activated: Vec<Vec<DispatchSet>>,
@@ -167,6 +175,7 @@ impl Tables {
         Self {
             counts: vec![JobCounts::default(); queues],
             leaf_counts: vec![vec![JobCounts::default(); leaves]; queues],
+            rt_counts: vec![vec![[JobCounts::default(); 4]; leaves]; queues],
             activated: vec![vec![BTreeSet::new(); leaves]; queues],
             activated_by_age: vec![BTreeSet::new(); queues],
             leaf_executing: vec![0.0; leaves],
@@ -197,9 +206,9 @@ impl Tables {
 
     fn count(&mut self, i: u32, s: PStatus, add: bool, corepower: f64) {
         let j = &self.jobs[i as usize];
-        let (q, leaf, prio, id) = (j.queue as usize, j.leaf as usize, j.priority, j.job);
+        let (q, leaf, prio, id, rt) = (j.queue as usize, j.leaf as usize, j.priority, j.job, usize::from(j.rt) & 3);
         let hs06 = f64::from(j.cores) * corepower;
-        for c in [&mut self.counts[q], &mut self.leaf_counts[q][leaf]] {
+        for c in [&mut self.counts[q], &mut self.leaf_counts[q][leaf], &mut self.rt_counts[q][leaf][rt]] {
             if let Some(n) = slot(c, s) {
                 if add {
                     *n += 1;
@@ -254,9 +263,11 @@ impl Tables {
         let mut bad = Vec::new();
         let mut counts = vec![JobCounts::default(); self.counts.len()];
         let mut leaf = self.leaf_counts.iter().map(|v| vec![JobCounts::default(); v.len()]).collect::<Vec<_>>();
+        let mut rts = self.rt_counts.iter().map(|v| vec![[JobCounts::default(); 4]; v.len()]).collect::<Vec<_>>();
         let mut activated = vec![0usize; self.counts.len()];
         for j in &self.jobs {
-            for c in [&mut counts[j.queue as usize], &mut leaf[j.queue as usize][j.leaf as usize]] {
+            let (q, l) = (j.queue as usize, j.leaf as usize);
+            for c in [&mut counts[q], &mut leaf[q][l], &mut rts[q][l][usize::from(j.rt) & 3]] {
                 if let Some(n) = slot(c, j.status) {
                     *n += 1;
                 }
@@ -266,7 +277,7 @@ impl Tables {
             }
         }
         for q in 0..counts.len() {
-            if counts[q] != self.counts[q] || leaf[q] != self.leaf_counts[q] {
+            if counts[q] != self.counts[q] || leaf[q] != self.leaf_counts[q] || rts[q] != self.rt_counts[q] {
                 bad.push(format!("queue {q}: kept job counts {:?} but recounted {:?}", self.counts[q], counts[q]));
             }
             let listed: usize = self.activated[q].iter().map(BTreeSet::len).sum();
