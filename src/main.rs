@@ -23,6 +23,7 @@ fn main() -> ExitCode {
         Command::Tune(args) => cli::tune::run(args),
         Command::Merge(args) => cli::sweep::merge(args),
         Command::Report(args) => cli::report::run(args),
+        Command::Explain(args) => cli::explain::run(args),
         Command::Import(import) => cli::import::run(import),
         Command::Generate(generate) => cli::import::generate(generate),
         Command::ArchCheck(args) => cli::arch_check::run(args),

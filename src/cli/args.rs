@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{ArgGroup, Args, Parser, Subcommand};
 
 /// Deterministic discrete-event simulator of pilot-based grid workload management.
 ///
@@ -63,6 +63,18 @@ pub enum Command {
     /// Write DIR/report.html: one self-contained HTML page (tables and charts, no network
     /// needed) for a run directory (summary.json) or a sweep directory (points.json).
     Report(ReportArgs),
+    /// Why did a PanDA job go where it went? Its life and the brokerage decisions behind it.
+    ///
+    /// Reads RUN_DIR/jobs.parquet and RUN_DIR/brokerage.parquet of a PanDA run. --job ID: the
+    /// job's status times, PQ, task, attempt and gshare; the job brokerage that placed it (the
+    /// chosen PQ and its weight, the other candidates by weight, each skipped PQ with its filter
+    /// and PanDA's message); for a production job its task's task brokerage (nucleus, pending
+    /// attempts). --task ID: every decision of the task, summarised per PQ, with the pending
+    /// cycles and what blocked them. --queue NAME ("why not this queue?"): only that PQ's rows of
+    /// the job's or task's decisions, or of the whole run. Times are hours:minutes since the
+    /// start, and seconds. Exits 0 found, 1 the job, task or queue is not in the run, 2 not a
+    /// PanDA run directory. Example: pilotsim explain results/panda_quickstart --job 17 --queue MWT2
+    Explain(ExplainArgs),
     /// Convert real configuration into scenario fragments.
     #[command(subcommand)]
     Import(Import),
@@ -263,6 +275,26 @@ pub struct MergeArgs {
     /// Shard directories.
     #[arg(required = true)]
     pub dirs: Vec<PathBuf>,
+}
+
+/// Arguments of `pilotsim explain`.
+#[derive(Args)]
+#[command(group(ArgGroup::new("what").required(true).multiple(true).args(["job", "task", "queue"])))]
+pub struct ExplainArgs {
+    /// The output directory of a PanDA run (`pilotsim run SCENARIO --out RUN_DIR`).
+    pub run_dir: PathBuf,
+    /// A job id (`job_id` of jobs.parquet).
+    #[arg(long, value_name = "ID", conflicts_with = "task")]
+    pub job: Option<u32>,
+    /// A JEDI task id (`jedi_task_id`).
+    #[arg(long, value_name = "ID")]
+    pub task: Option<u32>,
+    /// A PanDA queue: only its rows (chosen, a candidate with its weight, or skipped by which filter).
+    #[arg(long, value_name = "NAME")]
+    pub queue: Option<String>,
+    /// Print the explanation as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Arguments of `pilotsim report`.

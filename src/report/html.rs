@@ -9,6 +9,7 @@
 //! A run directory has `summary.json` ([`Summary`]); a sweep directory has `points.json`
 //! ([`crate::metrics::points::Points`], written by `sweep`).
 
+mod panda;
 mod sweep;
 #[cfg(test)]
 mod tests;
@@ -163,7 +164,15 @@ fn run_page(dir: &Path, s: &Summary) -> Result<String> {
     b.push_str(&table(None, &head, "lrrrr", &rows));
     b.push_str("</section>\n");
 
-    b.push_str(&charts(dir, &RUN_CHARTS)?);
+    // A PanDA run: its own section, with its charts (figures numbered in page order).
+    let mut first_figure = 1;
+    if let Some(p) = s.wms.get("panda") {
+        let (section, next) = panda::section(dir, p, first_figure)?;
+        b.push_str(&section);
+        first_figure = next;
+    }
+    let shown: Vec<&str> = panda::PANDA_CHARTS.iter().map(|(n, _)| *n).collect();
+    b.push_str(&charts(dir, &RUN_CHARTS, &shown, first_figure)?);
     let title = format!("pilotsim — {}, seed {}", s.scenario, s.seed);
     Ok(page(&title, &b))
 }
@@ -239,15 +248,16 @@ fn table(caption: Option<&str>, head: &[String], align: &str, cells: &[Vec<Strin
     t
 }
 
-/// Every `*.svg` of `dir` as captioned figures: those named in `known` first, in that order
-/// and with their captions, then the others sorted by name.
-fn charts(dir: &Path, known: &[(&str, &str)]) -> Result<String> {
+/// Every `*.svg` of `dir` but those in `skip` (shown elsewhere) as captioned figures numbered
+/// from `first`: those named in `known` first, in that order and with their captions, then the
+/// others sorted by name.
+fn charts(dir: &Path, known: &[(&str, &str)], skip: &[&str], first: usize) -> Result<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .with_context(|| format!("listing {}", dir.display()))?
         .filter_map(|e| e.ok())
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| n.ends_with(".svg") && !n.starts_with('.'))
+        .filter(|n| n.ends_with(".svg") && !n.starts_with('.') && !skip.contains(&n.as_str()))
         .collect();
     names.sort();
     let mut order: Vec<(String, String)> = known
@@ -261,26 +271,25 @@ fn charts(dir: &Path, known: &[(&str, &str)]) -> Result<String> {
     }
     let mut b = String::from("<section class=\"charts\"><h2>Charts</h2>\n");
     for (i, (name, caption)) in order.iter().enumerate() {
-        let path = dir.join(name);
-        let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-        let caption = if caption.is_empty() { String::new() } else { format!("{} ", esc(caption)) };
-        match std::str::from_utf8(&bytes).ok().and_then(inline_svg) {
-            Some(svg) => {
-                let _ = write!(
-                    b,
-                    "<figure>\n{svg}\n<figcaption><b>Figure {}.</b> {caption}<span class=\"file\">{}</span></figcaption>\n\
-                     </figure>\n",
-                    i + 1,
-                    esc(name)
-                );
-            }
-            None => {
-                let _ = writeln!(b, "<p class=\"note\">{}: not an SVG image, left out.</p>", esc(name));
-            }
-        }
+        b.push_str(&figure(dir, name, caption, first + i)?);
     }
     b.push_str("</section>\n");
     Ok(b)
+}
+
+/// `dir/name` (an SVG) inlined as figure `number` with its caption, or a note if it is not one.
+fn figure(dir: &Path, name: &str, caption: &str, number: usize) -> Result<String> {
+    let path = dir.join(name);
+    let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+    let caption = if caption.is_empty() { String::new() } else { format!("{} ", esc(caption)) };
+    Ok(match std::str::from_utf8(&bytes).ok().and_then(inline_svg) {
+        Some(svg) => format!(
+            "<figure>\n{svg}\n<figcaption><b>Figure {number}.</b> {caption}<span class=\"file\">{}</span></figcaption>\n\
+             </figure>\n",
+            esc(name)
+        ),
+        None => format!("<p class=\"note\">{}: not an SVG image, left out.</p>\n", esc(name)),
+    })
 }
 
 /// The `<svg>…</svg>` element of an SVG file, ready to inline in HTML: the XML declaration,

@@ -1,8 +1,10 @@
 //! Report output of a simulation run.
 //!
 //! [`charts`] renders slide-ready charts (1600×900 PNG and SVG, in memory): share
-//! convergence, pilots over time and waiting-time distributions. [`outputs`] writes
-//! them, with the other outputs of a run, to files.
+//! convergence, pilots over time and waiting-time distributions; [`panda_charts`] those of a
+//! PanDA run (queue waits, queue lengths, link backlog). [`outputs`] writes them, with the
+//! other outputs of a run, to files. [`html`] is the HTML report of a run or sweep directory,
+//! and [`explain`] reads a PanDA run's tables back to tell why a job went where it went.
 //!
 //! Inside, the modules are layered without cycles (a test checks it): `style` (sizes,
 //! colours, palette, [`ChartError`]) at the bottom; `axis`, `scene`, `canvas`, then the
@@ -13,6 +15,7 @@ mod axis;
 mod canvas;
 pub mod charts;
 mod colorbar;
+pub mod explain;
 mod frame;
 pub mod html;
 mod legend;
@@ -20,6 +23,7 @@ mod marks;
 #[cfg(test)]
 mod module_graph;
 pub mod outputs;
+pub mod panda_charts;
 mod scene;
 mod style;
 pub mod sweep_charts;

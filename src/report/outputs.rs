@@ -1,15 +1,17 @@
 //! Writing the outputs of one run into its directory (DESIGN.md, "Outputs of one run"):
 //! `summary.json`, `timeseries.parquet`, `jobs.parquet`, `pilots.parquet` and the charts,
-//! each written atomically.
+//! each written atomically; a PanDA run also gets `queue_waits`, `queue_lengths` and (when it
+//! moved data) `link_backlog` charts.
 
 use std::path::Path;
 
 use anyhow::{Context, Result};
 
 use super::charts::{self, EntityShare, Line, PilotsOverTime, Rendered, ShareConvergence, WaitTimes};
+use super::panda_charts::{self, CountsOverTime, MAX_BOXES, QueueWaits, top_series};
 use crate::metrics::recorder::Level;
 use crate::metrics::summary::{self, Summary};
-use crate::metrics::{RunData, frames, write};
+use crate::metrics::{ExtraValues, RunData, frames, write};
 
 /// Write a rendered chart as `<stem>.png` and `<stem>.svg` in `dir`, atomically.
 pub fn write_chart(dir: &Path, stem: &str, r: Rendered) -> Result<()> {
@@ -35,7 +37,12 @@ pub fn share_chart(run: &RunData) -> ShareConvergence {
         entities,
         warmup_hours: run.scenario.output.warmup_s / 3600.0,
         end_hours: run.meta.end.as_hours_f64(),
-        y_label: "share of running jobs".into(),
+        // PanDA's gshares are shares of HS06 (cores × corepower), the lines count jobs.
+        y_label: if run.wms_names.iter().any(|w| w == "panda") {
+            "share of running jobs (gshare targets are of HS06)".into()
+        } else {
+            "share of running jobs".into()
+        },
     }
 }
 
@@ -79,6 +86,131 @@ fn wait_chart(run: &RunData) -> WaitTimes {
         }
     }
     WaitTimes { title: format!("Waiting time to match — {}, seed {}", run.meta.scenario, run.meta.seed), groups }
+}
+
+/// The PanDA columns of `jobs.parquet` (looked up by name), when the run has PanDA jobs.
+struct PandaJobs<'a> {
+    queue: &'a [Option<String>],
+    times: Vec<(&'a str, &'a [Option<f64>])>,
+}
+
+impl<'a> PandaJobs<'a> {
+    fn of(run: &'a RunData) -> Option<Self> {
+        let queue = run.job_columns.iter().find(|c| c.name == "computingsite").and_then(|c| match &c.values {
+            ExtraValues::Str(v) => Some(v.as_slice()),
+            _ => None,
+        })?;
+        if queue.iter().all(Option::is_none) {
+            return None;
+        }
+        let times = run
+            .job_columns
+            .iter()
+            .filter_map(|c| match &c.values {
+                ExtraValues::F64(v) if c.name.ends_with("_s") => Some((c.name.as_str(), v.as_slice())),
+                _ => None,
+            })
+            .collect();
+        Some(Self { queue, times })
+    }
+
+    /// Time column `name` (all null if absent).
+    fn time(&self, name: &str, job: usize) -> Option<f64> {
+        self.times.iter().find(|(n, _)| *n == name).and_then(|(_, v)| v.get(job).copied().flatten())
+    }
+}
+
+fn panda_title(what: &str, run: &RunData) -> String {
+    format!("{what} — {}, seed {}", run.meta.scenario, run.meta.seed)
+}
+
+/// Wait from `activated` to `running` per PQ (the [`MAX_BOXES`] PQs with most started jobs).
+fn queue_wait_chart(run: &RunData, p: &PandaJobs) -> QueueWaits {
+    let mut by_queue: std::collections::BTreeMap<&str, Vec<f64>> = std::collections::BTreeMap::new();
+    for (j, q) in p.queue.iter().enumerate() {
+        let Some(q) = q else { continue };
+        let waits = by_queue.entry(q.as_str()).or_default();
+        if let (Some(a), Some(r)) = (p.time("activated_s", j), p.time("running_s", j)) {
+            waits.push(r - a);
+        }
+    }
+    let mut queues: Vec<(String, Vec<f64>)> = by_queue.into_iter().map(|(q, w)| (q.to_string(), w)).collect();
+    let what = if queues.len() > MAX_BOXES {
+        let n = queues.len();
+        queues.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
+        queues.truncate(MAX_BOXES);
+        queues.sort_by(|a, b| a.0.cmp(&b.0));
+        format!("Wait from activated to running, {MAX_BOXES} of {n} PQs (box p25–p75, whiskers p5–p95)")
+    } else {
+        "Wait from activated to running per PQ (box p25–p75, whiskers p5–p95)".to_string()
+    };
+    QueueWaits { title: panda_title(&what, run), queues }
+}
+
+/// Activated jobs per PQ over time: from `activated_s` until the job leaves (`starting_s`,
+/// else `running_s`, else `final_s`; still activated at the end without any).
+fn queue_length_chart(run: &RunData, p: &PandaJobs) -> CountsOverTime {
+    let mut by_queue: std::collections::BTreeMap<&str, Vec<(f64, i64)>> = std::collections::BTreeMap::new();
+    for (j, q) in p.queue.iter().enumerate() {
+        let (Some(q), Some(a)) = (q, p.time("activated_s", j)) else { continue };
+        let changes = by_queue.entry(q.as_str()).or_default();
+        changes.push((a / 3600.0, 1));
+        let left = ["starting_s", "running_s", "final_s"].iter().find_map(|c| p.time(c, j).filter(|t| *t >= a));
+        if let Some(t) = left {
+            changes.push((t / 3600.0, -1));
+        }
+    }
+    let series = by_queue.into_iter().map(|(q, c)| (q.to_string(), c)).collect();
+    let end = run.meta.end.as_hours_f64();
+    CountsOverTime {
+        title: panda_title("Activated jobs per PanDA queue", run),
+        y_label: "activated jobs".into(),
+        end_hours: end,
+        lines: top_series(series, 0.0, end),
+    }
+}
+
+/// Files of our transfers queued per link (from submission until done or cancelled).
+fn link_backlog_chart(run: &RunData) -> CountsOverTime {
+    let net = run.network;
+    let sites: Vec<&str> = run.scenario.sites.iter().map(|s| s.name.as_str()).collect();
+    let mut by_link: std::collections::BTreeMap<u32, Vec<(f64, i64)>> = std::collections::BTreeMap::new();
+    for t in (0..net.transfer_count()).filter_map(|t| net.transfer(t as u32)) {
+        let changes = by_link.entry(t.link).or_default();
+        changes.push((t.submitted.as_hours_f64(), 1));
+        if let Some(e) = t.ended {
+            changes.push((e.as_hours_f64(), -1));
+        }
+    }
+    let name = |l: u32| match net.spec(l) {
+        Some(s) => {
+            let site = |i: u32| sites.get(i as usize).copied().unwrap_or("?");
+            format!("{}→{}", site(s.from), site(s.to))
+        }
+        None => format!("link {l}"),
+    };
+    let series = by_link.into_iter().map(|(l, c)| (name(l), c)).collect();
+    let end = run.meta.end.as_hours_f64();
+    CountsOverTime {
+        title: panda_title("Files queued per link, our transfers only (constant background not shown)", run),
+        y_label: "files queued or in transfer".into(),
+        end_hours: end,
+        lines: top_series(series, 0.0, end),
+    }
+}
+
+/// The PanDA charts of a run (file stem and chart): queue waits and lengths when it has PanDA
+/// jobs, the link backlog when it made transfers; none for a DIRAC run.
+pub fn panda_charts(run: &RunData) -> Result<Vec<(&'static str, Rendered)>> {
+    let mut out = Vec::new();
+    if let Some(p) = PandaJobs::of(run) {
+        out.push(("queue_waits", panda_charts::queue_waits(&queue_wait_chart(run, &p))?));
+        out.push(("queue_lengths", panda_charts::counts_over_time(&queue_length_chart(run, &p))?));
+    }
+    if run.network.transfer_count() > 0 {
+        out.push(("link_backlog", panda_charts::counts_over_time(&link_backlog_chart(run))?));
+    }
+    Ok(out)
 }
 
 /// Make a run directory ready for a new run, before anything else is written into it:
@@ -127,6 +259,7 @@ pub fn write_run(dir: &Path, run: &mut RunData) -> Result<Summary> {
     let share = charts::share_convergence(&share_chart(run))?;
     let pilots = charts::pilots_over_time(&pilots_chart(run))?;
     let waits = charts::wait_time_distribution(&wait_chart(run))?;
+    let panda = panda_charts(run)?;
     // Everything is rendered: now write, summary last so its presence means a complete run.
     for (name, bytes) in &parquet {
         write::atomic(&dir.join(name), bytes).with_context(|| format!("writing {name}"))?;
@@ -134,6 +267,9 @@ pub fn write_run(dir: &Path, run: &mut RunData) -> Result<Summary> {
     write_chart(dir, "share_convergence", share)?;
     write_chart(dir, "pilots_over_time", pilots)?;
     write_chart(dir, "wait_times", waits)?;
+    for (stem, chart) in panda {
+        write_chart(dir, stem, chart)?;
+    }
     write::atomic(&dir.join("summary.json"), json.as_bytes())?;
     Ok(summary)
 }

@@ -142,3 +142,129 @@ fn sweep_slurm_dry_run_writes_an_array_script_without_submitting() {
     assert!(String::from_utf8_lossy(&zero.stderr).contains("shard"), "{}", String::from_utf8_lossy(&zero.stderr));
     let _ = std::fs::remove_dir_all(out);
 }
+
+/// One run of the PanDA quickstart for every `explain` test (written by the binary).
+fn panda_run_dir() -> &'static PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("pilotsim-cli-explain-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let scenario = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenarios/panda_quickstart.ron");
+        let out = pilotsim().arg("run").arg(&scenario).arg("--quiet").arg("--out").arg(&dir).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        dir
+    })
+}
+
+/// `pilotsim explain PANDA_RUN ARGS...`: exit code and stdout.
+fn explain(args: &[&str]) -> (Option<i32>, String) {
+    let out = pilotsim().arg("explain").arg(panda_run_dir()).args(args).output().unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn explain_a_job_shows_its_life_its_job_brokerage_and_its_task_brokerage() {
+    let (code, text) = explain(&["--job", "1"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.starts_with("job 1 — task 1, attempt 1, gshare MC Simulation Full (panda_quickstart, seed 4)\n"),
+        "{text}"
+    );
+    assert!(text.contains("PQ BNL, finished"), "{text}");
+    assert!(text.contains("  running       00:01  (102.897 s)"), "{text}");
+    assert!(
+        text.contains("Placed by job brokerage #1 of task 1 at 00:00 (0 s): 50 jobs of the task to 2 PQs"),
+        "{text}"
+    );
+    assert!(text.contains("  chosen     BNL        weight 20    25 jobs  <- this job"), "{text}");
+    assert!(
+        text.contains("  skipped    MWT2       CoreCount: due to core mismatch site:1 <> task:8 criteria=-cpucore")
+    );
+    assert!(text.contains("Task brokerage of task 1 (to a nucleus):\n  #0 at 00:00 (0 s): nucleus BNL (weight 5.5)"));
+
+    // An analysis job: its PQ skipped by the first loop and taken by a later one; no nucleus.
+    let (code, text) = explain(&["--job", "801"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("Placed by analysis brokerage #19 of task 41"), "{text}");
+    assert!(text.contains("[weighed in a later loop]"), "{text}");
+    assert!(text.contains("there is no task brokerage"), "{text}");
+}
+
+#[test]
+fn explain_a_task_summarises_every_decision() {
+    let (code, text) = explain(&["--task", "1"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("Job brokerage: 31 decisions: 4 placed 102 jobs, 2 pending, 25 placed nothing"), "{text}");
+    assert!(text.contains("Pending (job brokerage): 2 cycles from 00:01 (60 s) to 01:49 (6540 s): no candidate PQ"));
+    assert!(text.contains("  CoreCount skipped BNL_SCORE (2), MWT2 (2)"), "{text}");
+    assert!(text.contains("  AGLT2          51       3         26        2              0  Final 2\n"), "{text}");
+    assert!(text.contains("×25  placed no job, no pending reason"), "{text}");
+}
+
+#[test]
+fn explain_one_queue_says_why_not_this_queue() {
+    let (code, text) = explain(&["--job", "1", "--queue", "MWT2"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert_eq!(
+        text.lines().nth(1),
+        Some(
+            "MWT2 was skipped at 00:00 (0 s) by CoreCount: due to core mismatch site:1 <> task:8 criteria=-cpucore \
+             (job brokerage #1 of task 1)."
+        ),
+        "{text}"
+    );
+    let (code, text) = explain(&["--task", "25", "--queue", "MWT2"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("chosen 4 times (76 jobs), a candidate without jobs 6 times, skipped 6 times (Final 6)"));
+    assert!(text.contains("MWT2 was a candidate at 01:07 (4020 s) with weight 0.07273 but got no jobs"), "{text}");
+    let (code, text) = explain(&["--queue", "BNL"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("BNL in the 604 PQ brokerages of the run"), "{text}");
+    assert!(text.contains("not looked at 20 times"), "the analysis brokerages never look at BNL: {text}");
+}
+
+#[test]
+fn explain_json_carries_the_same_answer() {
+    let (code, text) = explain(&["--job", "1", "--json"]);
+    assert_eq!(code, Some(0), "{text}");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["explains"], "job");
+    assert_eq!(v["job"]["computingsite"], "BNL");
+    assert_eq!(v["placement"]["brokerage_id"], 1);
+    assert_eq!(v["placement"]["chosen"][0]["name"], "BNL");
+    assert_eq!(v["placement"]["chosen"][0]["jobs"], 25);
+    assert_eq!(v["placement"]["skipped"][0]["stage"], "CoreCount");
+    assert_eq!(v["task_brokerage"][0]["chosen"][0]["name"], "BNL");
+    let (code, text) = explain(&["--job", "1", "--queue", "MWT2", "--json"]);
+    assert_eq!(code, Some(0), "{text}");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!((v["explains"].as_str(), v["verdicts"][0]["verdict"].as_str()), (Some("queue"), Some("skipped")));
+}
+
+#[test]
+fn explain_exit_codes_missing_job_and_not_a_panda_run() {
+    let (code, text) = explain(&["--job", "999999"]);
+    assert_eq!(code, Some(1), "{text}");
+    assert_eq!(text, "job 999999 is not in this run (job ids go from 1 to 5105)\n");
+    let (code, text) = explain(&["--task", "999", "--json"]);
+    assert_eq!(code, Some(1), "{text}");
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap()["found"], false);
+    let (code, text) = explain(&["--job", "1", "--queue", "CERN"]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("CERN is not a PanDA queue of this run (its PQs: AGLT2, BNL, BNL_SCORE, MWT2)"), "{text}");
+
+    // A DIRAC run has no brokerage: bad input, said plainly.
+    let dirac = std::env::temp_dir().join(format!("pilotsim-cli-explain-dirac-{}", std::process::id()));
+    let run = pilotsim().args(["run", "--quiet", "--out"]).arg(&dirac).output().unwrap();
+    assert_eq!(run.status.code(), Some(0));
+    let out = pilotsim().arg("explain").arg(&dirac).args(["--job", "1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not a PanDA run") && err.contains("no brokerage.parquet"), "{err}");
+    let out = pilotsim().args(["explain", "/nonexistent/run", "--job", "1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/run: no such directory"));
+    let out = pilotsim().arg("explain").arg(panda_run_dir()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "a job, a task or a queue is required");
+    let _ = std::fs::remove_dir_all(&dirac);
+}

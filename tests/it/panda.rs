@@ -84,3 +84,48 @@ fn panda_runs_are_byte_identical() {
     assert_eq!(a.meta.digest, b.meta.digest);
     assert_eq!(a.meta.events, b.meta.events);
 }
+
+#[test]
+fn panda_charts_and_report_section_exist_for_panda_runs_only() {
+    const PNG: [u8; 8] = [0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
+    const STEMS: [&str; 3] = ["queue_waits", "queue_lengths", "link_backlog"];
+    let base = std::env::temp_dir().join(format!("pilotsim-it-panda-charts-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let (panda_dir, dirac_dir) = (base.join("panda"), base.join("dirac"));
+    quickstart().write(&panda_dir).unwrap();
+    for stem in STEMS {
+        let png = std::fs::read(panda_dir.join(format!("{stem}.png"))).unwrap();
+        assert!(png.starts_with(&PNG) && png.len() > 10_000, "{stem}.png");
+        let svg = std::fs::read_to_string(panda_dir.join(format!("{stem}.svg"))).unwrap();
+        assert!(svg.contains("<svg") && svg.contains("panda_quickstart, seed 4"), "{stem}.svg");
+    }
+    let waits = std::fs::read_to_string(panda_dir.join("queue_waits.svg")).unwrap();
+    for q in ["AGLT2", "BNL_SCORE", "MWT2", "n = 1517"] {
+        assert!(waits.contains(q), "queue_waits names {q}");
+    }
+    let links = std::fs::read_to_string(panda_dir.join("link_backlog.svg")).unwrap();
+    assert!(links.contains("BNL→MWT2") && links.contains("constant background not shown"));
+    let share = std::fs::read_to_string(panda_dir.join("share_convergence.svg")).unwrap();
+    assert!(share.contains("gshare targets are of HS06"), "the share chart says what PanDA's targets count");
+
+    let html = pilotsim::report::html::render(&panda_dir).unwrap();
+    assert!(html.contains("<h2>PanDA</h2>") && html.contains("<caption>PanDA queues</caption>"));
+    assert!(
+        html.contains("<tr><td>MWT2</td><td class=\"num\">1\u{202F}517</td><td class=\"num\">2.5</td>"),
+        "per-PQ row"
+    );
+    assert!(html.contains("<caption>Harvester</caption>") && html.contains("<td>input files moved</td>"));
+    let at = |name: &str| html.find(&format!("<span class=\"file\">{name}</span>")).unwrap_or_else(|| panic!("{name}"));
+    assert!(at("queue_waits.svg") < at("queue_lengths.svg") && at("link_backlog.svg") < at("share_convergence.svg"));
+    assert_eq!(html.matches("<figure>").count(), 6, "each chart once");
+
+    let p = run::prepare(&scenario::quickstart(), &[]).unwrap();
+    run::simulate(&p, 1, |_, _| {}).unwrap().write(&dirac_dir).unwrap();
+    for stem in STEMS {
+        for ext in ["png", "svg"] {
+            assert!(!dirac_dir.join(format!("{stem}.{ext}")).exists(), "a DIRAC run has no {stem}.{ext}");
+        }
+    }
+    assert!(!pilotsim::report::html::render(&dirac_dir).unwrap().contains("<h2>PanDA</h2>"));
+    std::fs::remove_dir_all(&base).unwrap();
+}

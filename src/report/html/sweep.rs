@@ -123,6 +123,6 @@ pub(super) fn page_html(dir: &Path, p: &Points) -> Result<String> {
     b.push_str(&table(None, &head, &align, &rows));
     b.push_str("</section>\n");
 
-    b.push_str(&charts(dir, &[])?);
+    b.push_str(&charts(dir, &[], &[], 1)?);
     Ok(page(&format!("pilotsim sweep — {}", p.scenario), &b))
 }

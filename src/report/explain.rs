@@ -1,0 +1,896 @@
+//! `pilotsim explain`: why did a PanDA job go where it went? Read from a run directory's
+//! `jobs.parquet` (the job's life: PanDA status times, PQ, task, attempt, gshare, and the
+//! `brokerage_id` of the decision that placed it) and `brokerage.parquet` (one row per
+//! candidate of every brokerage decision: chosen, a weighed candidate, or skipped by a named
+//! filter with PanDA's message).
+//!
+//! [`RunTables::open`] checks the directory (exists, is a finished run, is a PanDA run) and
+//! reads both tables; [`RunTables::explain`] answers a [`Query`] with a plain
+//! [`Explanation`] (serialisable as JSON), or [`NotFound`] when the job, task or queue is not
+//! in the run. [`render_text`] prints an explanation for people; times as hours:minutes since
+//! the start of the simulation and seconds.
+
+#[cfg(test)]
+mod tests;
+mod text;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use polars::prelude::*;
+use serde::Serialize;
+
+pub use text::{hours_minutes, render_text};
+
+/// What to explain: a job (`--job`), a task (`--task`), or, with `queue`, only that PQ's
+/// rows of the job's or task's decisions (of every decision of the run when neither is given).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Query {
+    pub job: Option<u32>,
+    pub task: Option<u32>,
+    pub queue: Option<String>,
+}
+
+/// The answer when the job, task or queue asked about is not in the run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NotFound {
+    pub message: String,
+}
+
+/// Which run an explanation is about.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunIdent {
+    pub scenario: String,
+    pub seed: u64,
+}
+
+/// The answer to a [`Query`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "explains", rename_all = "snake_case")]
+pub enum Explanation {
+    Job(JobExplanation),
+    Task(TaskExplanation),
+    Queue(QueueExplanation),
+}
+
+/// A job and the decisions that sent it where it went.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JobExplanation {
+    pub run: RunIdent,
+    pub job: JobLife,
+    /// The job (or analysis) brokerage that placed it.
+    pub placement: Option<DecisionView>,
+    /// Its task's task brokerage (nucleus), every attempt in time order; empty for analysis.
+    pub task_brokerage: Vec<DecisionView>,
+}
+
+/// A job's life as `jobs.parquet` has it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JobLife {
+    pub job_id: u32,
+    pub jedi_task_id: u32,
+    pub attempt_nr: Option<u32>,
+    /// The PQ (`computingsite`).
+    pub computingsite: String,
+    pub gshare: Option<String>,
+    pub panda_status: Option<String>,
+    pub brokerage_id: Option<u32>,
+    /// Grid site, CE and pilot that ran it (none if it never started).
+    pub site: Option<String>,
+    pub ce: Option<String>,
+    pub pilot_id: Option<u32>,
+    /// The PanDA statuses it went through with their times, in order (`final` is named after
+    /// its final status).
+    pub states: Vec<StateTime>,
+}
+
+/// A status and when the job entered it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StateTime {
+    pub status: String,
+    pub time_s: f64,
+}
+
+/// One brokerage decision: who was chosen, weighed, skipped.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DecisionView {
+    pub brokerage_id: u32,
+    pub time_s: f64,
+    /// `task` (nucleus), `job` (production PQs) or `analysis`.
+    pub kind: String,
+    pub jedi_task_id: u32,
+    /// Jobs it placed.
+    pub jobs: u32,
+    /// Why it chose nothing (PanDA's message), if so.
+    pub pending: Option<String>,
+    /// Chosen candidates (the nucleus; PQs that got jobs), by weight, highest first.
+    pub chosen: Vec<Weighed>,
+    /// Weighed but got nothing, by weight, highest first.
+    pub candidates: Vec<Weighed>,
+    /// Dropped by a filter, in PanDA's order.
+    pub skipped: Vec<Skip>,
+}
+
+/// A weighed candidate.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Weighed {
+    pub name: String,
+    pub weight: Option<f64>,
+    pub jobs: u32,
+}
+
+/// A skipped candidate.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Skip {
+    pub name: String,
+    /// The filter (job brokerage: `CoreCount`, `Final`, …; analysis: the loop, `loop 0`).
+    pub stage: String,
+    /// PanDA's message.
+    pub reason: String,
+    /// Retried at the next cycle.
+    pub temporary: bool,
+    /// The same candidate was weighed later in this decision (analysis brokerage's later
+    /// loops relax the first loop's filters).
+    pub weighed_later: bool,
+}
+
+/// Every decision of a task, summarised.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TaskExplanation {
+    pub run: RunIdent,
+    pub jedi_task_id: u32,
+    /// `production` (task brokerage then job brokerage) or `analysis`; `unknown` without decisions.
+    pub kind: String,
+    pub gshare: Option<String>,
+    /// Its jobs in `jobs.parquet` (every attempt) by PanDA status.
+    pub jobs_by_status: BTreeMap<String, u64>,
+    /// Jobs with `attempt_nr` > 1 (regenerated after a failure or a reassignment).
+    pub retries: u64,
+    /// Task brokerage (nucleus) decisions, in time order.
+    pub task_brokerage: Vec<DecisionView>,
+    /// Per PQ over the task's job (or analysis) brokerages, most jobs first.
+    pub queues: Vec<QueueTally>,
+    /// Decisions that chose nothing, grouped by kind and reason.
+    pub pending: Vec<PendingGroup>,
+    /// Every job (or analysis) brokerage of the task, in time order.
+    pub decisions: Vec<DecisionView>,
+}
+
+/// How one PQ fared in a set of decisions.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct QueueTally {
+    pub queue: String,
+    /// Decisions in the set.
+    pub decisions: u32,
+    /// Decisions that chose it, and the jobs they gave it.
+    pub chosen: u32,
+    pub jobs: u64,
+    /// Decisions that weighed it and gave it nothing.
+    pub candidate: u32,
+    /// Decisions that skipped it, per filter (`weighed_later` skips not counted).
+    pub skipped: Vec<StageCount>,
+    /// Decisions that did not look at it at all.
+    pub absent: u32,
+    /// The latest skip, for the message.
+    pub last_skip: Option<LastSkip>,
+}
+
+/// A filter and how often it skipped a PQ.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StageCount {
+    pub stage: String,
+    pub count: u32,
+}
+
+/// The latest time a PQ was skipped, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LastSkip {
+    pub brokerage_id: u32,
+    pub time_s: f64,
+    pub stage: String,
+    pub reason: String,
+    pub temporary: bool,
+}
+
+/// Pending decisions with one reason.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PendingGroup {
+    pub kind: String,
+    pub reason: String,
+    /// False for decisions that weighed candidates but placed no job and recorded no pending
+    /// reason ([`NOTHING_PLACED`] is then the reason).
+    pub recorded: bool,
+    pub cycles: u32,
+    pub first_s: f64,
+    pub last_s: f64,
+    /// What the candidates were skipped by in these cycles: filter, then the candidates.
+    pub blocked_by: Vec<Blocker>,
+}
+
+/// A filter that skipped candidates of pending decisions.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Blocker {
+    pub stage: String,
+    /// The candidates it skipped, each with in how many of the cycles.
+    pub candidates: Vec<NameCount>,
+}
+
+/// A candidate and a count.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NameCount {
+    pub name: String,
+    pub count: u32,
+}
+
+/// Only one PQ's rows: why (not) this queue?
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct QueueExplanation {
+    pub run: RunIdent,
+    pub queue: String,
+    /// What the rows are of: a job's placing decision, a task's decisions, or the whole run.
+    pub scope: Scope,
+    /// One verdict per decision in scope (none for the whole run: see `tally`).
+    pub verdicts: Vec<QueueVerdict>,
+    pub tally: QueueTally,
+    /// Jobs of the run (or task) whose PQ it is.
+    pub jobs_here: u64,
+}
+
+/// The decisions a [`QueueExplanation`] looked at.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "of", rename_all = "snake_case")]
+pub enum Scope {
+    Job { job: Box<JobLife> },
+    Task { jedi_task_id: u32 },
+    Run,
+}
+
+/// One PQ in one decision.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct QueueVerdict {
+    pub brokerage_id: u32,
+    pub time_s: f64,
+    pub kind: String,
+    pub jedi_task_id: u32,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    /// Skips of an earlier loop of the same decision that a later loop overrode.
+    pub earlier_skips: Vec<Skip>,
+    /// The verdict in one sentence ("MWT2 was skipped at 03:10 (11400 s) by CoreCount: …").
+    pub sentence: String,
+}
+
+/// How a PQ came out of a decision.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum Outcome {
+    Chosen {
+        weight: Option<f64>,
+        jobs: u32,
+    },
+    Candidate {
+        weight: Option<f64>,
+    },
+    Skipped {
+        stage: String,
+        reason: String,
+        temporary: bool,
+    },
+    /// The decision did not look at this PQ.
+    Absent,
+}
+
+/// The two tables of a PanDA run, ready to answer queries.
+pub struct RunTables {
+    pub run: RunIdent,
+    jobs: DataFrame,
+    brokerage: DataFrame,
+}
+
+/// The `jobs.parquet` columns explain reads (the PanDA ones after `wms`).
+const JOB_COLUMNS: [&str; 19] = [
+    "job_id",
+    "site",
+    "ce",
+    "pilot_id",
+    "wms",
+    "panda_status",
+    "jedi_task_id",
+    "computingsite",
+    "gshare",
+    "attempt_nr",
+    "brokerage_id",
+    "defined_s",
+    "assigned_s",
+    "activated_s",
+    "starting_s",
+    "running_s",
+    "transferring_s",
+    "final_s",
+    "status",
+];
+
+/// The PanDA status of each `*_s` time column, in life order (`final` is replaced by the
+/// job's final status).
+const STATUS_TIMES: [(&str, &str); 7] = [
+    ("defined", "defined_s"),
+    ("assigned", "assigned_s"),
+    ("activated", "activated_s"),
+    ("starting", "starting_s"),
+    ("running", "running_s"),
+    ("transferring", "transferring_s"),
+    ("final", "final_s"),
+];
+
+/// The `brokerage.parquet` columns.
+const BROKERAGE_COLUMNS: [&str; 12] = [
+    "brokerage_id",
+    "time_s",
+    "kind",
+    "jedi_task_id",
+    "candidate",
+    "verdict",
+    "stage",
+    "reason",
+    "temporary",
+    "weight",
+    "jobs",
+    "pending",
+];
+
+fn read_parquet(path: &Path, columns: &[&str]) -> Result<DataFrame> {
+    let file = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let names = columns.iter().map(|c| c.to_string()).collect();
+    let df = ParquetReader::new(file).with_columns(Some(names)).finish();
+    anyhow::Context::with_context(df, || format!("reading {}", path.display()))
+}
+
+impl RunTables {
+    /// Open a run directory: it must exist, hold a finished run (`summary.json`) and be a
+    /// PanDA run (`brokerage.parquet`, the PanDA columns of `jobs.parquet`). Every failure is
+    /// an error saying which of these it is.
+    pub fn open(dir: &Path) -> Result<Self> {
+        if !dir.is_dir() {
+            bail!("{}: no such directory", dir.display());
+        }
+        let summary = dir.join("summary.json");
+        if !summary.is_file() {
+            bail!(
+                "{}: not a run directory (no summary.json, which a run writes last: give the --out \
+                 directory of a finished `pilotsim run`)",
+                dir.display()
+            );
+        }
+        let text = std::fs::read_to_string(&summary).with_context(|| format!("reading {}", summary.display()))?;
+        let s: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{}", summary.display()))?;
+        let run = RunIdent {
+            scenario: s["scenario"].as_str().unwrap_or("").to_string(),
+            seed: s["seed"].as_u64().unwrap_or(0),
+        };
+        let brokerage = dir.join("brokerage.parquet");
+        if !brokerage.is_file() || s["wms"]["panda"].is_null() {
+            bail!(
+                "{}: not a PanDA run (scenario {:?} ran no PanDA WMS: no brokerage.parquet and no wms.panda in \
+                 summary.json); explain follows PanDA's brokerage decisions, which a DIRAC run does not make",
+                dir.display(),
+                run.scenario
+            );
+        }
+        let jobs_path = dir.join("jobs.parquet");
+        if !jobs_path.is_file() {
+            bail!("{}: no jobs.parquet", dir.display());
+        }
+        let jobs = read_parquet(&jobs_path, &JOB_COLUMNS)?;
+        let brokerage = read_parquet(&brokerage, &BROKERAGE_COLUMNS)?;
+        Self::from_frames(run, jobs, brokerage)
+    }
+
+    /// From the two tables (at least the columns explain reads; extra ones are ignored).
+    pub fn from_frames(run: RunIdent, jobs: DataFrame, brokerage: DataFrame) -> Result<Self> {
+        for (table, df, cols) in [("jobs", &jobs, &JOB_COLUMNS[..]), ("brokerage", &brokerage, &BROKERAGE_COLUMNS[..])]
+        {
+            let have: BTreeSet<&str> = df.get_column_names().iter().map(|c| c.as_str()).collect();
+            let missing: Vec<&str> = cols.iter().copied().filter(|c| !have.contains(c)).collect();
+            if !missing.is_empty() {
+                bail!("{table}.parquet has no column {}: not a PanDA run of this pilotsim", missing.join(", "));
+            }
+        }
+        Ok(Self { run, jobs, brokerage })
+    }
+
+    /// Answer `q`: `Ok(Err(NotFound))` when its job, task or queue is not in the run.
+    pub fn explain(&self, q: &Query) -> Result<std::result::Result<Explanation, NotFound>> {
+        match (q.job, q.task, &q.queue) {
+            (Some(_), Some(_), _) => bail!("ask about a job or a task, not both"),
+            (Some(id), None, None) => Ok(self.job(id)?.map(Explanation::Job)),
+            (None, Some(id), None) => Ok(self.task(id)?.map(Explanation::Task)),
+            (job, task, Some(queue)) => Ok(self.queue(job, task, queue)?.map(Explanation::Queue)),
+            (None, None, None) => bail!("nothing to explain: give --job ID, --task ID or --queue NAME"),
+        }
+    }
+
+    fn job(&self, id: u32) -> Result<std::result::Result<JobExplanation, NotFound>> {
+        let life = match self.job_life(id)? {
+            Ok(l) => l,
+            Err(nf) => return Ok(Err(nf)),
+        };
+        let placement = match life.brokerage_id {
+            Some(b) => self.decisions_where(|r| r.brokerage_id == Some(b))?.into_iter().next(),
+            None => None,
+        };
+        let production = placement.as_ref().is_none_or(|d| d.kind != "analysis");
+        let task_brokerage = if production {
+            self.decisions_where(|r| r.task == Some(life.jedi_task_id) && r.kind == Some("task"))?
+        } else {
+            Vec::new()
+        };
+        Ok(Ok(JobExplanation { run: self.run.clone(), job: life, placement, task_brokerage }))
+    }
+
+    fn job_life(&self, id: u32) -> Result<std::result::Result<JobLife, NotFound>> {
+        let ids = u32s(&self.jobs, "job_id")?;
+        let Some(i) = ids.iter().position(|&x| x == Some(id)) else {
+            let (lo, hi) = (ids.iter().flatten().min(), ids.iter().flatten().max());
+            let range = match (lo, hi) {
+                (Some(lo), Some(hi)) => format!("job ids go from {lo} to {hi}"),
+                _ => "it has no jobs".to_string(),
+            };
+            return Ok(Err(NotFound { message: format!("job {id} is not in this run ({range})") }));
+        };
+        let row = self.jobs.slice(i as i64, 1);
+        let s = |c: &str| -> Result<Option<String>> { Ok(strs(&row, c)?.pop().flatten()) };
+        let u = |c: &str| -> Result<Option<u32>> { Ok(u32s(&row, c)?.pop().flatten()) };
+        let (Some(site_q), Some(task)) = (s("computingsite")?, u("jedi_task_id")?) else {
+            let wms = s("wms")?.unwrap_or_else(|| "another WMS".into());
+            return Ok(Err(NotFound {
+                message: format!("job {id} is not a PanDA job (its WMS is {wms}): explain follows PanDA's brokerage"),
+            }));
+        };
+        let panda_status = s("panda_status")?;
+        let mut states = Vec::new();
+        for (status, col) in STATUS_TIMES {
+            if let Some(t) = f64s(&row, col)?.pop().flatten() {
+                let status =
+                    if status == "final" { panda_status.clone().unwrap_or("final".into()) } else { status.into() };
+                states.push(StateTime { status, time_s: t });
+            }
+        }
+        Ok(Ok(JobLife {
+            job_id: id,
+            jedi_task_id: task,
+            attempt_nr: u("attempt_nr")?,
+            computingsite: site_q,
+            gshare: s("gshare")?,
+            panda_status,
+            brokerage_id: u("brokerage_id")?,
+            site: s("site")?,
+            ce: s("ce")?,
+            pilot_id: u("pilot_id")?,
+            states,
+        }))
+    }
+
+    fn task(&self, id: u32) -> Result<std::result::Result<TaskExplanation, NotFound>> {
+        let all = self.decisions_where(|r| r.task == Some(id))?;
+        let jobs = self.jobs_of_task(id)?;
+        if all.is_empty() && jobs.is_empty() {
+            return Ok(Err(NotFound { message: format!("task {id} is not in this run ({})", self.task_range()?) }));
+        }
+        let (task_brokerage, decisions): (Vec<_>, Vec<_>) = all.into_iter().partition(|d| d.kind == "task");
+        let kind = if decisions.iter().any(|d| d.kind == "analysis") {
+            "analysis"
+        } else if !task_brokerage.is_empty() || !decisions.is_empty() {
+            "production"
+        } else {
+            "unknown"
+        };
+        let mut jobs_by_status = BTreeMap::new();
+        let mut retries = 0;
+        for j in &jobs {
+            *jobs_by_status.entry(j.panda_status.clone().unwrap_or_default()).or_insert(0) += 1;
+            retries += u64::from(j.attempt_nr.unwrap_or(1) > 1);
+        }
+        let names: BTreeSet<&str> = decisions
+            .iter()
+            .flat_map(|d| d.chosen.iter().map(|w| w.name.as_str()).chain(d.candidates.iter().map(|w| w.name.as_str())))
+            .chain(decisions.iter().flat_map(|d| d.skipped.iter().map(|s| s.name.as_str())))
+            .collect();
+        let mut queues: Vec<QueueTally> = names.iter().map(|q| tally(q, &decisions)).collect();
+        queues.sort_by(|a, b| b.jobs.cmp(&a.jobs).then(b.chosen.cmp(&a.chosen)).then(a.queue.cmp(&b.queue)));
+        let pending = pending_groups(task_brokerage.iter().chain(&decisions));
+        Ok(Ok(TaskExplanation {
+            run: self.run.clone(),
+            jedi_task_id: id,
+            kind: kind.into(),
+            gshare: jobs.iter().find_map(|j| j.gshare.clone()),
+            jobs_by_status,
+            retries,
+            task_brokerage,
+            queues,
+            pending,
+            decisions,
+        }))
+    }
+
+    fn queue(
+        &self,
+        job: Option<u32>,
+        task: Option<u32>,
+        queue: &str,
+    ) -> Result<std::result::Result<QueueExplanation, NotFound>> {
+        let known = self.known_queues()?;
+        if !known.contains(queue) {
+            let list: Vec<&str> = known.iter().map(String::as_str).collect();
+            return Ok(Err(NotFound {
+                message: format!("{queue} is not a PanDA queue of this run (its PQs: {})", list.join(", ")),
+            }));
+        }
+        let pq = |r: &RowRef| matches!(r.kind, Some("job" | "analysis"));
+        let (scope, decisions, jobs_here) = match (job, task) {
+            (Some(id), _) => {
+                let life = match self.job_life(id)? {
+                    Ok(l) => l,
+                    Err(nf) => return Ok(Err(nf)),
+                };
+                let decisions = match life.brokerage_id {
+                    Some(b) => self.decisions_where(|r| r.brokerage_id == Some(b) && pq(r))?,
+                    None => Vec::new(),
+                };
+                let here = u64::from(life.computingsite == queue);
+                (Scope::Job { job: Box::new(life) }, decisions, here)
+            }
+            (None, Some(id)) => {
+                let decisions = self.decisions_where(|r| r.task == Some(id) && pq(r))?;
+                let jobs = self.jobs_of_task(id)?;
+                if decisions.is_empty() && jobs.is_empty() {
+                    return Ok(Err(NotFound {
+                        message: format!("task {id} is not in this run ({})", self.task_range()?),
+                    }));
+                }
+                let here = jobs.iter().filter(|j| j.computingsite.as_deref() == Some(queue)).count() as u64;
+                (Scope::Task { jedi_task_id: id }, decisions, here)
+            }
+            (None, None) => {
+                let decisions = self.decisions_where(pq)?;
+                let here = strs(&self.jobs, "computingsite")?.iter().filter(|s| s.as_deref() == Some(queue)).count();
+                (Scope::Run, decisions, here as u64)
+            }
+        };
+        let tally = tally(queue, &decisions);
+        let verdicts = match scope {
+            Scope::Run => Vec::new(),
+            _ => decisions.iter().map(|d| verdict(queue, d)).collect(),
+        };
+        Ok(Ok(QueueExplanation { run: self.run.clone(), queue: queue.to_string(), scope, verdicts, tally, jobs_here }))
+    }
+
+    /// Every PQ the run's jobs or PQ brokerages name.
+    fn known_queues(&self) -> Result<BTreeSet<String>> {
+        let mut out: BTreeSet<String> = strs(&self.jobs, "computingsite")?.into_iter().flatten().collect();
+        let kinds = strs(&self.brokerage, "kind")?;
+        for (k, c) in kinds.iter().zip(strs(&self.brokerage, "candidate")?) {
+            if matches!(k.as_deref(), Some("job" | "analysis"))
+                && let Some(c) = c
+            {
+                out.insert(c);
+            }
+        }
+        Ok(out)
+    }
+
+    fn task_range(&self) -> Result<String> {
+        let mut ids: Vec<u32> = u32s(&self.brokerage, "jedi_task_id")?.into_iter().flatten().collect();
+        ids.extend(u32s(&self.jobs, "jedi_task_id")?.into_iter().flatten());
+        Ok(match (ids.iter().min(), ids.iter().max()) {
+            (Some(lo), Some(hi)) => format!("task ids go from {lo} to {hi}"),
+            _ => "it has no PanDA tasks".into(),
+        })
+    }
+
+    /// The PanDA status, attempt, PQ and gshare of every job of task `id`.
+    fn jobs_of_task(&self, id: u32) -> Result<Vec<TaskJob>> {
+        let mask: Vec<bool> = u32s(&self.jobs, "jedi_task_id")?.iter().map(|&t| t == Some(id)).collect();
+        let df = self.jobs.filter(&BooleanChunked::from_slice("mask".into(), &mask))?;
+        let status = strs(&df, "panda_status")?;
+        let attempt = u32s(&df, "attempt_nr")?;
+        let site = strs(&df, "computingsite")?;
+        let gshare = strs(&df, "gshare")?;
+        Ok(status
+            .into_iter()
+            .zip(attempt)
+            .zip(site)
+            .zip(gshare)
+            .map(|(((panda_status, attempt_nr), computingsite), gshare)| TaskJob {
+                panda_status,
+                attempt_nr,
+                computingsite,
+                gshare,
+            })
+            .collect())
+    }
+
+    /// The decisions with a row for which `keep` holds (all their rows), in time and id order.
+    fn decisions_where(&self, keep: impl Fn(&RowRef) -> bool) -> Result<Vec<DecisionView>> {
+        let b = &self.brokerage;
+        let ids = u32s(b, "brokerage_id")?;
+        let tasks = u32s(b, "jedi_task_id")?;
+        let kinds = strs(b, "kind")?;
+        let mut wanted = BTreeSet::new();
+        for i in 0..ids.len() {
+            let r = RowRef { brokerage_id: ids[i], task: tasks[i], kind: kinds[i].as_deref() };
+            if keep(&r)
+                && let Some(id) = ids[i]
+            {
+                wanted.insert(id);
+            }
+        }
+        let mask: Vec<bool> = ids.iter().map(|id| id.is_some_and(|id| wanted.contains(&id))).collect();
+        let rows = rows(&b.filter(&BooleanChunked::from_slice("mask".into(), &mask))?)?;
+        let mut by_id: BTreeMap<u32, Vec<Row>> = BTreeMap::new();
+        for r in rows {
+            by_id.entry(r.brokerage_id).or_default().push(r);
+        }
+        let mut out: Vec<DecisionView> = by_id.values().map(|rs| decision_view(rs)).collect();
+        out.sort_by(|a, b| a.time_s.total_cmp(&b.time_s).then(a.brokerage_id.cmp(&b.brokerage_id)));
+        Ok(out)
+    }
+}
+
+/// The fields of a brokerage row a selection looks at.
+struct RowRef<'a> {
+    brokerage_id: Option<u32>,
+    task: Option<u32>,
+    kind: Option<&'a str>,
+}
+
+/// What a task summary needs of a job.
+struct TaskJob {
+    panda_status: Option<String>,
+    attempt_nr: Option<u32>,
+    computingsite: Option<String>,
+    gshare: Option<String>,
+}
+
+/// One row of `brokerage.parquet`.
+#[derive(Debug, Clone)]
+struct Row {
+    brokerage_id: u32,
+    time_s: f64,
+    kind: String,
+    jedi_task_id: u32,
+    candidate: String,
+    verdict: String,
+    stage: String,
+    reason: String,
+    temporary: bool,
+    weight: Option<f64>,
+    jobs: u32,
+    pending: Option<String>,
+}
+
+fn column(df: &DataFrame, name: &str, dtype: &DataType) -> Result<Column> {
+    let c = anyhow::Context::with_context(df.column(name), || format!("no column {name}"))?;
+    anyhow::Context::with_context(c.cast(dtype), || format!("column {name} is not {dtype}"))
+}
+
+fn u32s(df: &DataFrame, name: &str) -> Result<Vec<Option<u32>>> {
+    Ok(column(df, name, &DataType::UInt32)?.u32()?.iter().collect())
+}
+
+fn f64s(df: &DataFrame, name: &str) -> Result<Vec<Option<f64>>> {
+    Ok(column(df, name, &DataType::Float64)?.f64()?.iter().collect())
+}
+
+fn strs(df: &DataFrame, name: &str) -> Result<Vec<Option<String>>> {
+    Ok(column(df, name, &DataType::String)?.str()?.iter().map(|s| s.map(String::from)).collect())
+}
+
+fn bools(df: &DataFrame, name: &str) -> Result<Vec<Option<bool>>> {
+    Ok(column(df, name, &DataType::Boolean)?.bool()?.iter().collect())
+}
+
+fn rows(df: &DataFrame) -> Result<Vec<Row>> {
+    let ids = u32s(df, "brokerage_id")?;
+    let time = f64s(df, "time_s")?;
+    let kind = strs(df, "kind")?;
+    let task = u32s(df, "jedi_task_id")?;
+    let cand = strs(df, "candidate")?;
+    let verdict = strs(df, "verdict")?;
+    let stage = strs(df, "stage")?;
+    let reason = strs(df, "reason")?;
+    let temporary = bools(df, "temporary")?;
+    let weight = f64s(df, "weight")?;
+    let jobs = u32s(df, "jobs")?;
+    let pending = strs(df, "pending")?;
+    let text = |v: &Option<String>| v.clone().unwrap_or_default();
+    Ok((0..ids.len())
+        .filter_map(|i| {
+            Some(Row {
+                brokerage_id: ids[i]?,
+                time_s: time[i].unwrap_or(f64::NAN),
+                kind: text(&kind[i]),
+                jedi_task_id: task[i].unwrap_or(0),
+                candidate: text(&cand[i]),
+                verdict: text(&verdict[i]),
+                stage: text(&stage[i]),
+                reason: text(&reason[i]),
+                temporary: temporary[i].unwrap_or(false),
+                weight: weight[i],
+                jobs: jobs[i].unwrap_or(0),
+                pending: pending[i].clone().filter(|p| !p.is_empty()),
+            })
+        })
+        .collect())
+}
+
+/// Highest weight first (no weight last), then by name.
+fn by_weight(a: &Weighed, b: &Weighed) -> std::cmp::Ordering {
+    let w = |x: &Weighed| x.weight.unwrap_or(f64::NEG_INFINITY);
+    w(b).total_cmp(&w(a)).then(a.name.cmp(&b.name))
+}
+
+/// The rows of one decision as a [`DecisionView`].
+fn decision_view(rows: &[Row]) -> DecisionView {
+    let first = &rows[0];
+    let weighed = |verdict: &str| -> Vec<Weighed> {
+        let mut v: Vec<Weighed> = rows
+            .iter()
+            .filter(|r| r.verdict == verdict)
+            .map(|r| Weighed { name: r.candidate.clone(), weight: r.weight, jobs: r.jobs })
+            .collect();
+        v.sort_by(by_weight);
+        v
+    };
+    let skipped = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.verdict == "skipped")
+        .map(|(i, r)| Skip {
+            name: r.candidate.clone(),
+            stage: r.stage.clone(),
+            reason: r.reason.clone(),
+            temporary: r.temporary,
+            weighed_later: rows[i + 1..].iter().any(|o| o.candidate == r.candidate && o.verdict != "skipped"),
+        })
+        .collect();
+    DecisionView {
+        brokerage_id: first.brokerage_id,
+        time_s: first.time_s,
+        kind: first.kind.clone(),
+        jedi_task_id: first.jedi_task_id,
+        jobs: rows.iter().map(|r| r.jobs).sum(),
+        pending: rows.iter().find_map(|r| r.pending.clone()),
+        chosen: weighed("chosen"),
+        candidates: weighed("candidate"),
+        skipped,
+    }
+}
+
+/// How `queue` came out of decision `d`, with the skips a later loop overrode.
+fn outcome(queue: &str, d: &DecisionView) -> (Outcome, Vec<Skip>) {
+    let earlier: Vec<Skip> = d.skipped.iter().filter(|s| s.name == queue && s.weighed_later).cloned().collect();
+    if let Some(w) = d.chosen.iter().find(|w| w.name == queue) {
+        return (Outcome::Chosen { weight: w.weight, jobs: w.jobs }, earlier);
+    }
+    if let Some(w) = d.candidates.iter().find(|w| w.name == queue) {
+        return (Outcome::Candidate { weight: w.weight }, earlier);
+    }
+    match d.skipped.iter().find(|s| s.name == queue && !s.weighed_later) {
+        Some(s) => {
+            let o = Outcome::Skipped { stage: s.stage.clone(), reason: s.reason.clone(), temporary: s.temporary };
+            (o, Vec::new())
+        }
+        None => (Outcome::Absent, Vec::new()),
+    }
+}
+
+fn verdict(queue: &str, d: &DecisionView) -> QueueVerdict {
+    let (outcome, earlier_skips) = outcome(queue, d);
+    let mut v = QueueVerdict {
+        brokerage_id: d.brokerage_id,
+        time_s: d.time_s,
+        kind: d.kind.clone(),
+        jedi_task_id: d.jedi_task_id,
+        outcome,
+        earlier_skips,
+        sentence: String::new(),
+    };
+    v.sentence = text::sentence(queue, &v, d);
+    v
+}
+
+/// How `queue` fared in `decisions`.
+fn tally(queue: &str, decisions: &[DecisionView]) -> QueueTally {
+    let mut t = QueueTally {
+        queue: queue.to_string(),
+        decisions: decisions.len() as u32,
+        chosen: 0,
+        jobs: 0,
+        candidate: 0,
+        skipped: Vec::new(),
+        absent: 0,
+        last_skip: None,
+    };
+    let mut stages: BTreeMap<String, u32> = BTreeMap::new();
+    for d in decisions {
+        match outcome(queue, d).0 {
+            Outcome::Chosen { jobs, .. } => {
+                t.chosen += 1;
+                t.jobs += u64::from(jobs);
+            }
+            Outcome::Candidate { .. } => t.candidate += 1,
+            Outcome::Skipped { stage, reason, temporary } => {
+                *stages.entry(stage.clone()).or_default() += 1;
+                let later = t.last_skip.as_ref().is_none_or(|l| d.time_s >= l.time_s);
+                if later {
+                    t.last_skip =
+                        Some(LastSkip { brokerage_id: d.brokerage_id, time_s: d.time_s, stage, reason, temporary });
+                }
+            }
+            Outcome::Absent => t.absent += 1,
+        }
+    }
+    t.skipped = stages.into_iter().map(|(stage, count)| StageCount { stage, count }).collect();
+    t.skipped.sort_by(|a, b| b.count.cmp(&a.count).then(a.stage.cmp(&b.stage)));
+    t
+}
+
+/// The reason given to a PQ brokerage that weighed candidates but placed no job without
+/// recording a pending reason: JEDI's site picker found no candidate it could draw, which for
+/// production means each was at its running-jobs cap (`nRunningJobsCap ≤ nQueuedJobs`).
+pub const NOTHING_PLACED: &str = "placed no job and recorded no pending reason: the site picker could draw no \
+                                  candidate (each at its running-jobs cap, nRunningJobsCap <= nQueuedJobs)";
+
+/// Whether a PQ brokerage placed nothing without saying why (see [`NOTHING_PLACED`]).
+pub fn placed_nothing(d: &DecisionView) -> bool {
+    d.kind != "task" && d.pending.is_none() && d.jobs == 0
+}
+
+/// Pending decisions (and those that placed nothing) grouped by (kind, reason), in order of
+/// first occurrence.
+fn pending_groups<'a>(decisions: impl Iterator<Item = &'a DecisionView>) -> Vec<PendingGroup> {
+    let mut groups: Vec<PendingGroup> = Vec::new();
+    let mut blockers: Vec<BTreeMap<String, BTreeMap<String, u32>>> = Vec::new();
+    let mut all: Vec<&DecisionView> = decisions.filter(|d| d.pending.is_some() || placed_nothing(d)).collect();
+    all.sort_by(|a, b| a.time_s.total_cmp(&b.time_s).then(a.brokerage_id.cmp(&b.brokerage_id)));
+    for d in all {
+        let reason = d.pending.clone().unwrap_or_else(|| NOTHING_PLACED.to_string());
+        let i = match groups.iter().position(|g| g.kind == d.kind && g.reason == reason) {
+            Some(i) => i,
+            None => {
+                groups.push(PendingGroup {
+                    kind: d.kind.clone(),
+                    recorded: d.pending.is_some(),
+                    reason,
+                    cycles: 0,
+                    first_s: d.time_s,
+                    last_s: d.time_s,
+                    blocked_by: Vec::new(),
+                });
+                blockers.push(BTreeMap::new());
+                groups.len() - 1
+            }
+        };
+        let g = &mut groups[i];
+        g.cycles += 1;
+        g.last_s = d.time_s;
+        let seen: BTreeSet<(&str, &str)> =
+            d.skipped.iter().filter(|s| !s.weighed_later).map(|s| (s.stage.as_str(), s.name.as_str())).collect();
+        for (stage, name) in seen {
+            *blockers[i].entry(stage.to_string()).or_default().entry(name.to_string()).or_default() += 1;
+        }
+    }
+    for (g, b) in groups.iter_mut().zip(blockers) {
+        g.blocked_by = b
+            .into_iter()
+            .map(|(stage, names)| {
+                let mut candidates: Vec<NameCount> =
+                    names.into_iter().map(|(name, count)| NameCount { name, count }).collect();
+                candidates.sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name)));
+                Blocker { stage, candidates }
+            })
+            .collect();
+    }
+    groups
+}
