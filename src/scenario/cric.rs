@@ -358,7 +358,8 @@ pub fn import(files: &[(String, String)], opt: Options) -> Result<Fragment, Cric
         // CRIC's astorages of a queue are its RSEs: the disk ones read and write (LAN), as
         // PanDA's Configurator relates a PQ to its endpoints (tapes are not a PQ's storage).
         if q.astorages.is_empty() {
-            let disks: Vec<String> = rses.into_iter().flat_map(|r| r.keys()).filter(|k| !k.contains("TAPE")).cloned().collect();
+            let disks: Vec<String> =
+                rses.into_iter().flat_map(|r| r.keys()).filter(|k| !k.contains("TAPE")).cloned().collect();
             if !disks.is_empty() {
                 q.astorages.insert("read_lan".into(), disks.clone());
                 q.astorages.insert("write_lan".into(), disks);

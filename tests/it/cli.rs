@@ -194,11 +194,14 @@ fn explain_a_job_shows_its_life_its_job_brokerage_and_its_task_brokerage() {
 fn explain_a_task_summarises_every_decision() {
     let (code, text) = explain(&["--task", "1"]);
     assert_eq!(code, Some(0), "{text}");
-    assert!(text.contains("Job brokerage: 31 decisions: 4 placed 102 jobs, 2 pending, 25 placed nothing"), "{text}");
+    assert!(text.contains("Job brokerage: 31 decisions: 4 placed 102 jobs, 27 pending"), "{text}");
     assert!(text.contains("Pending (job brokerage): 2 cycles from 00:01 (60 s) to 01:49 (6540 s): no candidate PQ"));
     assert!(text.contains("  CoreCount skipped BNL_SCORE (2), MWT2 (2)"), "{text}");
     assert!(text.contains("  AGLT2          51       3         26        2              0  Final 2\n"), "{text}");
-    assert!(text.contains("×25  placed no job, no pending reason"), "{text}");
+    assert!(
+        text.contains("25 cycles from 02:49 (10140 s) to 03:13 (11580 s): no site candidate can accept jobs"),
+        "{text}"
+    );
 }
 
 #[test]

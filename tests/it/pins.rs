@@ -17,6 +17,8 @@ const PINS: &[(&str, &[&str], u64, u64, &str)] = &[
     ("quickstart.ron", &["dirac.preset=Dirac9"], 42, 57_369, "b606bb92008499a4"),
     // The PanDA WMS (issue 11): brokerage, Harvester, dispatch, transfers, copyArchive.
     ("panda_quickstart.ron", &[], 4, 80_528, "6e9f1c3c61281c98"),
+    // LHCb's DIRAC and ATLAS's PanDA on one grid (issue 11 item 6).
+    ("two_vo.ron", &[], 21, 53_538, "5a7c67dfc4b084da"),
 ];
 
 #[test]

@@ -320,6 +320,12 @@ impl PandaWms {
             }
             made += n;
         }
+        if made == 0 && self.record.decisions[dec as usize].pending.is_none() {
+            // getOneSiteCandidate found no candidate that can accept jobs: JEDI tries again
+            // at its next cycle.
+            self.record.decisions[dec as usize].pending =
+                Some("no site candidate can accept jobs (nRunningJobsCap <= nQueuedJobs)".into());
+        }
         made
     }
 

@@ -103,7 +103,7 @@ pub struct PandaWms {
     harvest_view: view::harvester::HarvesterView,
     /// Per PQ, the counts (activated, queued n/cores, running n/cores) of its last Harvester
     /// cycle if that cycle submitted nothing (pull mode): the same counts decide the same.
-    harvest_idle: Vec<Option<(u64, u64, u64, u64, u64)>>,
+    harvest_idle: Vec<Option<pilots::IdleKey>>,
     /// The world stream of PanDA stream `k` is `first_stream + k`.
     first_stream: u32,
     tables: Tables,

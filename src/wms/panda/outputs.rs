@@ -90,21 +90,46 @@ pub(super) fn check_invariants(w: &PandaWms, jobs: &[Job]) -> Vec<String> {
 
 /// `brokerage.parquet`: one row per candidate of every brokerage decision (module `record`):
 /// `brokerage_id`, `time_s`, `kind` (task/job/analysis), `jedi_task_id`, `candidate` (nucleus or
-/// PQ), `verdict` (chosen/candidate/skipped), `stage` (the filter), `reason` (PanDA's message),
-/// `temporary`, `weight`, `jobs` (jobs it received), `pending` (why the decision chose nothing).
+/// PQ), `verdict` (chosen/candidate/skipped, `none` for a decision without candidates), `stage`
+/// (the filter), `reason` (PanDA's message), `temporary`, `weight`, `jobs` (jobs it received),
+/// `pending` (why the decision chose nothing).
 pub(super) fn brokerage_table(w: &PandaWms) -> crate::metrics::Table {
+    use super::record::{Row, Verdict};
     let r = &w.record;
-    let rows = &r.rows;
-    let dec = |row: &super::record::Row| &r.decisions[row.decision as usize];
-    let s = |f: &dyn Fn(&super::record::Row) -> String| ExtraValues::Str(rows.iter().map(|x| Some(f(x))).collect());
+    // A decision that looked at no candidate (a throttled analysis task, a task-level error)
+    // still gets one row, with an empty candidate, so that its pending reason is in the table.
+    let mut placeholders: Vec<Row> = Vec::new();
+    let mut with_rows = vec![false; r.decisions.len()];
+    for row in &r.rows {
+        with_rows[row.decision as usize] = true;
+    }
+    for (d, has) in with_rows.iter().enumerate() {
+        if !has {
+            placeholders.push(Row {
+                decision: d as u32,
+                candidate: String::new(),
+                verdict: Verdict::Skipped,
+                stage: String::new(),
+                reason: String::new(),
+                temporary: false,
+                weight: None,
+                jobs: 0,
+            });
+        }
+    }
+    let mut rows: Vec<&Row> = r.rows.iter().chain(&placeholders).collect();
+    rows.sort_by_key(|x| x.decision); // stable: a decision's rows keep their order
+    let dec = |row: &Row| &r.decisions[row.decision as usize];
+    let s = |f: &dyn Fn(&Row) -> String| ExtraValues::Str(rows.iter().map(|x| Some(f(x))).collect());
     let col = |name: &str, values| ExtraColumn { name: name.into(), values };
+    let verdict = |x: &Row| if x.candidate.is_empty() { "none".to_string() } else { x.verdict.as_str().to_string() };
     let columns = vec![
         col("brokerage_id", ExtraValues::U32(rows.iter().map(|x| Some(x.decision)).collect())),
         col("time_s", ExtraValues::F64(rows.iter().map(|x| Some(dec(x).time.as_secs_f64())).collect())),
         col("kind", s(&|x| dec(x).kind.as_str().to_string())),
         col("jedi_task_id", ExtraValues::U32(rows.iter().map(|x| Some(dec(x).task + 1)).collect())),
         col("candidate", s(&|x| x.candidate.clone())),
-        col("verdict", s(&|x| x.verdict.as_str().to_string())),
+        col("verdict", s(&verdict)),
         col("stage", s(&|x| x.stage.clone())),
         col("reason", s(&|x| x.reason.clone())),
         col("temporary", ExtraValues::Bool(rows.iter().map(|x| Some(x.temporary)).collect())),

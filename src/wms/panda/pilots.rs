@@ -17,6 +17,10 @@ use super::PandaWms;
 use super::view::ce_choice::CeWorkerStats;
 use super::view::harvester::HarvesterDynamic;
 
+/// What a pull-mode PQ's Harvester decision depends on that changes: activated jobs, queued
+/// workers (and cores), running workers (and cores).
+pub type IdleKey = (u64, u64, u64, u64, u64);
+
 /// What Harvester did over a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct HarvesterCounters {
