@@ -5,16 +5,14 @@ use std::path::PathBuf;
 
 use super::*;
 use crate::engine::{RngStreams, SimRng};
-use crate::grid::network::Network;
-use crate::grid::storage::Storages;
 use crate::panda::anal_broker::{
     AnalBrokerVariant, Outcome, QueueStatus as AnalStatus, QueueType, SkipReason, SwCheck, TaskClass, ThrottleReason,
     ThrottleStatus, broker, throttle,
 };
-use crate::panda::gshare::{ShareNode, leaves};
-use crate::panda::harvester::WorkerCounts;
+use crate::panda::gshare::ShareNode;
 use crate::scenario::panda::{AnalysisStream, QueueStatus};
 use crate::scenario::{Scenario, load_file, parse, validate};
+use crate::wms::panda::view::testing::{Snapshot, deref_snapshot};
 
 fn rng(seed: u64) -> SimRng {
     RngStreams::new(seed).stream("panda/anal/view")
@@ -40,46 +38,15 @@ fn stream(s: &Scenario, name: &str, user: &str, architecture: Option<&str>) -> A
 }
 
 struct World {
-    queue_jobs: Vec<JobCounts>,
-    queue_gshare_jobs: Vec<Vec<JobCounts>>,
-    storages: Storages,
-    network: Network,
-    last_start: Vec<Option<SimTime>>,
-    workers_queued: Vec<WorkerCounts>,
-    workers_running: Vec<WorkerCounts>,
-    now: SimTime,
+    snap: Snapshot,
     pilots: Vec<u64>,
 }
+deref_snapshot!(World);
 
 impl World {
     fn new(s: &Scenario) -> Self {
-        let p = s.panda.as_ref().unwrap();
-        let (n_q, n_l) = (p.queues.len(), leaves(&p.gshares).len());
-        let names: Vec<&str> = s.sites.iter().map(|x| x.name.as_str()).collect();
-        World {
-            queue_jobs: vec![JobCounts::default(); n_q],
-            queue_gshare_jobs: vec![vec![JobCounts::default(); n_l]; n_q],
-            storages: Storages::new(&names, &s.storages).unwrap(),
-            network: Network::from_sites(&s.sites, &s.network).unwrap(),
-            last_start: vec![None; n_q],
-            workers_queued: vec![WorkerCounts::default(); n_q],
-            workers_running: vec![WorkerCounts::default(); n_q],
-            now: SimTime::from_secs(7 * 3600),
-            pilots: vec![10; n_q],
-        }
-    }
-
-    fn dynamic(&self) -> Dynamic<'_> {
-        Dynamic {
-            now: self.now,
-            queue_jobs: &self.queue_jobs,
-            queue_gshare_jobs: &self.queue_gshare_jobs,
-            storages: &self.storages,
-            network: &self.network,
-            last_start: &self.last_start,
-            workers_queued: &self.workers_queued,
-            workers_running: &self.workers_running,
-        }
+        let n_q = s.panda.as_ref().unwrap().queues.len();
+        World { snap: Snapshot::new(s, SimTime::from_secs(7 * 3600)), pilots: vec![10; n_q] }
     }
 
     fn anal(&self) -> AnalDynamic<'_> {

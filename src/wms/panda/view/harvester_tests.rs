@@ -6,55 +6,34 @@ use std::path::PathBuf;
 use super::super::ce_choice::{CE_WEIGHT_FLOOR, CeWorkerStats, ce_weighting, choose_ce};
 use super::*;
 use crate::engine::{RngStreams, SimRng, SimTime};
-use crate::grid::network::Network;
-use crate::grid::storage::Storages;
-use crate::panda::gshare::leaves;
 use crate::panda::harvester::{RowOutcome, SkipReason, Step, WorkerCounts};
-use crate::panda::job_broker::JobCounts;
 use crate::scenario::{load_file, parse, validate};
+use crate::wms::panda::view::testing::Snapshot;
 
 fn rng(seed: u64) -> SimRng {
     RngStreams::new(seed).stream("panda/harvester/view")
 }
 
 /// The run's tables a test fills.
-struct World {
-    queue_jobs: Vec<JobCounts>,
-    queue_gshare_jobs: Vec<Vec<JobCounts>>,
-    storages: Storages,
-    network: Network,
-    last_start: Vec<Option<SimTime>>,
-    workers_queued: Vec<WorkerCounts>,
-    workers_running: Vec<WorkerCounts>,
-}
+/// The snapshot the Harvester view reads, at 1 h.
+struct World(Snapshot);
 
 impl World {
     fn new(s: &Scenario) -> Self {
-        let p = s.panda.as_ref().unwrap();
-        let (n_q, n_l) = (p.queues.len(), leaves(&p.gshares).len());
-        let names: Vec<&str> = s.sites.iter().map(|x| x.name.as_str()).collect();
-        World {
-            queue_jobs: vec![JobCounts::default(); n_q],
-            queue_gshare_jobs: vec![vec![JobCounts::default(); n_l]; n_q],
-            storages: Storages::new(&names, &s.storages).unwrap(),
-            network: Network::from_sites(&s.sites, &s.network).unwrap(),
-            last_start: vec![None; n_q],
-            workers_queued: vec![WorkerCounts::default(); n_q],
-            workers_running: vec![WorkerCounts::default(); n_q],
-        }
+        World(Snapshot::new(s, SimTime::from_secs(3600)))
     }
+}
 
-    fn dynamic(&self) -> Dynamic<'_> {
-        Dynamic {
-            now: SimTime::from_secs(3600),
-            queue_jobs: &self.queue_jobs,
-            queue_gshare_jobs: &self.queue_gshare_jobs,
-            storages: &self.storages,
-            network: &self.network,
-            last_start: &self.last_start,
-            workers_queued: &self.workers_queued,
-            workers_running: &self.workers_running,
-        }
+impl std::ops::Deref for World {
+    type Target = Snapshot;
+    fn deref(&self) -> &Snapshot {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for World {
+    fn deref_mut(&mut self) -> &mut Snapshot {
+        &mut self.0
     }
 }
 

@@ -20,6 +20,8 @@ pub mod anal_data;
 pub mod ce_choice;
 pub mod harvester;
 pub mod prod;
+#[cfg(test)]
+pub(crate) mod testing;
 
 /// The run as the views read it at one instant; filled by the PanDA WMS from its own tables.
 #[derive(Debug, Clone, Copy)]

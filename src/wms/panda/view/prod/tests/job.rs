@@ -267,14 +267,12 @@ fn fill_queues_reuses_the_buffer_and_unknown_inputs_give_nothing() {
                 .is_none()
     );
     // Short snapshot slices read as empty tables.
-    let empty = World {
-        queue_jobs: vec![],
-        queue_gshare_jobs: vec![],
-        last_start: vec![],
-        workers_queued: vec![],
-        workers_running: vec![],
-        ..World::new(example())
-    };
+    let mut empty = World::new(example());
+    empty.queue_jobs.clear();
+    empty.queue_gshare_jobs.clear();
+    empty.last_start.clear();
+    empty.workers_queued.clear();
+    empty.workers_running.clear();
     let qs = v.broker_queues(&query(0, Some(0), 900), &empty.dynamic(), &pd);
     assert_eq!((qs[0].counts, qs[0].n_pilot, qs[0].inactive), (JobCounts::default(), 0, false));
     // A scenario without a panda section: an empty view.

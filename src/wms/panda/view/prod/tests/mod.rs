@@ -12,12 +12,10 @@ use std::path::PathBuf;
 use super::*;
 use crate::engine::SimTime;
 use crate::grid::config::StorageStatus;
-use crate::grid::network::Network;
-use crate::grid::storage::Storages;
 use crate::panda::harvester::config::WorkerCounts;
 use crate::panda::job_broker::JobCounts;
 use crate::scenario::Scenario;
-use crate::wms::panda::view::Dynamic;
+use crate::wms::panda::view::testing::{Snapshot, deref_snapshot};
 
 pub(super) fn example() -> Scenario {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/panda_example.ron");
@@ -97,47 +95,13 @@ pub(super) fn small() -> Scenario {
 /// What the PanDA WMS would hold: the grid's storage and network and the job/worker tables.
 pub(super) struct World {
     pub s: Scenario,
-    pub storages: Storages,
-    pub network: Network,
-    pub queue_jobs: Vec<JobCounts>,
-    pub queue_gshare_jobs: Vec<Vec<JobCounts>>,
-    pub last_start: Vec<Option<SimTime>>,
-    pub workers_queued: Vec<WorkerCounts>,
-    pub workers_running: Vec<WorkerCounts>,
-    pub now: SimTime,
+    pub snap: Snapshot,
 }
+deref_snapshot!(World);
 
 impl World {
     pub fn new(s: Scenario) -> Self {
-        let names: Vec<&str> = s.sites.iter().map(|x| x.name.as_str()).collect();
-        let storages = Storages::new(&names, &s.storages).unwrap();
-        let network = Network::from_sites(&s.sites, &s.network).unwrap();
-        let p = s.panda.as_ref().unwrap();
-        let (nq, nl) = (p.queues.len(), crate::panda::gshare::leaves(&p.gshares).len());
-        World {
-            storages,
-            network,
-            queue_jobs: vec![JobCounts::default(); nq],
-            queue_gshare_jobs: vec![vec![JobCounts::default(); nl]; nq],
-            last_start: vec![None; nq],
-            workers_queued: vec![WorkerCounts::default(); nq],
-            workers_running: vec![WorkerCounts::default(); nq],
-            now: SimTime::from_secs(3600),
-            s,
-        }
-    }
-
-    pub fn dynamic(&self) -> Dynamic<'_> {
-        Dynamic {
-            now: self.now,
-            queue_jobs: &self.queue_jobs,
-            queue_gshare_jobs: &self.queue_gshare_jobs,
-            storages: &self.storages,
-            network: &self.network,
-            last_start: &self.last_start,
-            workers_queued: &self.workers_queued,
-            workers_running: &self.workers_running,
-        }
+        World { snap: Snapshot::new(&s, SimTime::from_secs(3600)), s }
     }
 
     pub fn view(&self) -> ProdView {
@@ -146,8 +110,9 @@ impl World {
 
     /// Files in flight on link `link`: `n` transfers of 1 GB submitted now.
     pub fn queue_files(&mut self, link: u32, n: usize) {
+        let now = self.now;
         for _ in 0..n {
-            self.network.submit(self.now, link, 1_000_000_000).unwrap();
+            self.network.submit(now, link, 1_000_000_000).unwrap();
         }
     }
 }
