@@ -10,7 +10,7 @@
 //! run                one run end to end: prepare -> simulate -> write
 //! report             charts (PNG + SVG), the outputs of a run, the HTML report
 //! sim                the world: the only place where time passes; applies WMS actions
-//! wms                the WMS boundary (news in, actions out) and its implementations
+//! wms                the WMS boundary (news in, actions out) and its implementations: dirac, panda, push
 //! metrics            the recorder (observes only), summaries, Parquet tables
 //! scenario           scenario files, validation, imports (DIRAC cfg, CRIC), generated scenarios
 //! dirac, panda       the DIRAC and PanDA decision modules (and gdpconfig): pure, engine-agnostic

@@ -33,11 +33,12 @@ pub struct Scenario {
     pub output: OutputSettings,
     /// Sites and their computing elements.
     pub sites: Vec<Site>,
-    /// Network links between sites (used by PanDA brokerage; recorded and validated today).
+    /// Network links between sites: they carry the PanDA WMS's file transfers, and their
+    /// queued files and throughput feed PanDA's brokerage.
     #[serde(default)]
     pub network: Vec<Link>,
     /// Storage endpoints (Rucio RSEs) at the sites: space, tape or disk, LAN/WAN status (used by
-    /// PanDA brokerage and the data model; validated today).
+    /// PanDA brokerage and the data model: outputs take space at the nucleus).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub storages: Vec<Storage>,
     /// The DIRAC WMS: groups, task queues, matcher, priorities, director. At least one WMS
@@ -45,7 +46,7 @@ pub struct Scenario {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dirac: Option<DiracConfig>,
     /// The PanDA WMS: queues, nuclei, gshares, gdpconfig, Harvester and its workload
-    /// (`scenario::panda`). Validated; not simulated yet (see `scenario::warnings`).
+    /// (`scenario::panda`), run by `wms::panda` alone or beside DIRAC.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub panda: Option<PandaConfig>,
     /// Job streams submitted during the run (DIRAC's; empty for a PanDA-only scenario).
