@@ -8,9 +8,11 @@
 //! - `started_in_window[q]`: jobs started in `getSiteToRunRateStats`' window (6 h up to 5 min
 //!   ago), from 10-minute buckets.
 
+use std::collections::BTreeMap;
+
 use crate::engine::SimTime;
 use crate::panda::anal_broker::{self, Outcome};
-use crate::panda::job_broker::{SiteCandidate, SitePicker};
+use crate::panda::job_broker::{JobCounts, SiteCandidate, SitePicker};
 use crate::panda::timeouts::JobStatus as PStatus;
 use crate::wms::Ctx;
 
@@ -76,7 +78,8 @@ pub struct AnalCache {
 impl PandaWms {
     /// The users' job table: one row per (user, working group, PQ, leaf, cores), sorted by user.
     fn user_jobs(&self) -> Vec<UserJobs> {
-        let mut rows: Vec<UserJobs> = Vec::new();
+        type Key = (usize, Option<usize>, usize, usize, u32);
+        let mut rows: BTreeMap<Key, JobCounts> = BTreeMap::new();
         for &i in &self.live {
             let j = &self.tables.jobs[i as usize];
             if !j.label.is_analysis() {
@@ -84,23 +87,7 @@ impl PandaWms {
             }
             let k = usize::from(self.tables.tasks[j.task as usize].stream) - self.cfg.tasks.len();
             let Some(s) = self.anal_view.streams.get(k) else { continue };
-            let key = (s.user, s.group, usize::from(j.queue), usize::from(j.leaf), j.cores);
-            let pos = rows.iter().position(|r| (r.user, r.working_group, r.queue, r.leaf, r.cores) == key);
-            let row = match pos {
-                Some(p) => &mut rows[p],
-                None => {
-                    rows.push(UserJobs {
-                        user: key.0,
-                        working_group: key.1,
-                        queue: key.2,
-                        leaf: key.3,
-                        cores: key.4,
-                        counts: Default::default(),
-                    });
-                    rows.last_mut().expect("pushed")
-                }
-            };
-            let c = &mut row.counts;
+            let c = rows.entry((s.user, s.group, usize::from(j.queue), usize::from(j.leaf), j.cores)).or_default();
             match j.status {
                 PStatus::Defined => c.defined += 1,
                 PStatus::Assigned => c.assigned += 1,
@@ -111,8 +98,16 @@ impl PandaWms {
                 _ => {}
             }
         }
-        rows.sort_by_key(|r| (r.user, r.working_group, r.queue, r.leaf, r.cores));
-        rows
+        rows.into_iter()
+            .map(|((user, working_group, queue, leaf, cores), counts)| UserJobs {
+                user,
+                working_group,
+                queue,
+                leaf,
+                cores,
+                counts,
+            })
+            .collect()
     }
 
     /// Throttle and broker `want` jobs of analysis task `id`, then split them; jobs made.

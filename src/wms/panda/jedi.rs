@@ -130,7 +130,7 @@ impl PandaWms {
                 let b = task_broker::do_brokerage(
                     &view.input(&prio_rw),
                     self.prod_view.task_brokerage_params(),
-                    self.rules.task_broker,
+                    self.prod_view.task_broker_variant(),
                     &mut self.rng_task_broker,
                 );
                 let dec = self.record.decision(now, DecisionKind::Task, id);
@@ -176,7 +176,8 @@ impl PandaWms {
         }
     }
 
-    /// Harvester's worker counts per PQ as the views read them.
+    /// Harvester's worker counts per PQ as the views (and `get_worker_limits`) read them:
+    /// queued and running, with cores at the PQ's pilot size.
     pub(super) fn worker_counts(
         &self,
     ) -> (Vec<crate::panda::harvester::config::WorkerCounts>, Vec<crate::panda::harvester::config::WorkerCounts>) {

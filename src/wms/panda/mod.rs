@@ -42,7 +42,7 @@ use crate::grid::network::TransferId;
 use crate::ids::{JobId, PilotId, WmsId};
 use crate::metrics::ExtraColumn;
 use crate::scenario::Scenario;
-use crate::scenario::panda::{PandaConfig, PandaRules};
+use crate::scenario::panda::PandaConfig;
 use crate::wms::{Answer, Ctx, PilotNews, Timer, Wms};
 use crate::workload::{Job, ShareEntities, StreamInfo};
 
@@ -87,7 +87,6 @@ fn snapshot<'a>(
 /// The PanDA WMS instance of a world.
 pub struct PandaWms {
     cfg: PandaConfig,
-    rules: PandaRules,
     /// Static facts of the scenario the agents read (queues' CEs and sites, stream shapes).
     statics: setup::Statics,
     /// The inputs of production task and job brokerage.
@@ -115,7 +114,7 @@ pub struct PandaWms {
     generating: Vec<u32>,
     /// Jobs not yet final (pruned by copyArchive).
     live: Vec<u32>,
-    /// The PQ and CE (index in its `queue_ces`) of each of its pilots, by `PilotId`
+    /// The PQ and CE (index in its `harvest_view.queues[q].ces`) of each of its pilots, by `PilotId`
     /// (`u16::MAX`: another WMS's pilot).
     pilot_queue: Vec<u16>,
     pilot_ce: Vec<u16>,
@@ -169,11 +168,12 @@ impl PandaWms {
         }
         let mut tables = Tables::new(nq, n_leaves);
         tables.tasks = tasks;
+        let harvest_view = view::harvester::HarvesterView::new(scenario);
+        let ce_workers = harvest_view.queues.iter().map(|h| vec![Workers::default(); h.ces.len().max(1)]).collect();
         let me = Self {
-            rules: cfg.rules(),
             cfg: cfg.clone(),
             prod_view: view::prod::ProdView::new(scenario),
-            harvest_view: view::harvester::HarvesterView::new(scenario),
+            harvest_view,
             anal_view: view::anal::AnalView::new(scenario),
             harvest_idle: vec![None; nq],
             gets: analysis::Activity::new(nq),
@@ -188,7 +188,7 @@ impl PandaWms {
             pilot_queue: Vec::new(),
             pilot_ce: Vec::new(),
             workers: vec![Workers::default(); nq],
-            ce_workers: statics.queue_ces.iter().map(|c| vec![Workers::default(); c.len().max(1)]).collect(),
+            ce_workers,
             last_start: vec![None; nq],
             transfer_job: Vec::new(),
             leaf_rank: (0..n_leaves).collect(),

@@ -10,7 +10,6 @@
 
 use crate::grid::PilotShape;
 use crate::ids::PilotId;
-use crate::panda::harvester::config::WorkerCounts;
 use crate::wms::{Ctx, PilotNews};
 
 use super::PandaWms;
@@ -38,9 +37,7 @@ impl PandaWms {
     pub(super) fn harvester_cycle(&mut self, ctx: &mut dyn Ctx) {
         self.harvester.cycles += 1;
         let nq = self.cfg.queues.len();
-        let cores = |q: usize| self.cfg.queues[q].cores();
-        let queued: Vec<_> = self.workers.iter().enumerate().map(|(q, w)| counts(w.queued, cores(q))).collect();
-        let running: Vec<_> = self.workers.iter().enumerate().map(|(q, w)| counts(w.running, cores(q))).collect();
+        let (queued, running) = self.worker_counts();
         let mut plans = Vec::new();
         {
             let d = super::snapshot(&self.tables, &self.last_start, ctx, &queued, &running);
@@ -70,7 +67,7 @@ impl PandaWms {
         for (q, plan) in plans {
             self.harvester.unplaced += plan.unplaced;
             for b in &plan.batches {
-                let ce_idx = self.statics.queue_ces[q].iter().position(|&c| c as usize == b.ce).unwrap_or(0);
+                let ce_idx = self.harvest_view.queues[q].ces.iter().position(|&c| c == b.ce).unwrap_or(0);
                 for _ in 0..b.count {
                     match ctx.submit_pilot(b.ce as u32, PilotShape { cores: b.cores.max(1) }) {
                         Ok(p) => {
@@ -117,9 +114,4 @@ impl PandaWms {
             }
         }
     }
-}
-
-/// Worker counts as `get_worker_limits` reads them (cores: the PQ's pilot size).
-fn counts(n: u64, cores: u32) -> WorkerCounts {
-    WorkerCounts { n, core: n * u64::from(cores), mem: 0 }
 }

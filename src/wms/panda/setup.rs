@@ -4,7 +4,7 @@
 
 use crate::engine::SimTime;
 use crate::grid::storage::{StorageId, Storages};
-use crate::ids::{CeId, SiteId, WmsId};
+use crate::ids::{SiteId, WmsId};
 use crate::panda::gshare::{Leaf, leaves};
 use crate::panda::timeouts::ProdSourceLabel;
 use crate::scenario::Scenario;
@@ -77,8 +77,6 @@ pub struct Statics {
     pub shapes: Vec<StreamShape>,
     /// Grid site of each PQ.
     pub queue_site: Vec<SiteId>,
-    /// CEs Harvester submits to for each PQ (its `ces`, or every CE of its site).
-    pub queue_ces: Vec<Vec<CeId>>,
     /// Grid site of each nucleus.
     pub nucleus_site: Vec<SiteId>,
     /// Default output endpoint of each nucleus (`output_storages[0]`).
@@ -152,32 +150,10 @@ impl Statics {
                 max_attempt: a.max_attempt.max(1),
             });
         }
-        let mut ce_of_site: Vec<Vec<(CeId, &str)>> = vec![Vec::new(); s.sites.len()];
-        let mut next: CeId = 0;
-        for (i, st) in s.sites.iter().enumerate() {
-            for ce in &st.ces {
-                ce_of_site[i].push((next, ce.name.as_str()));
-                next += 1;
-            }
-        }
         let queue_site: Vec<SiteId> = cfg.queues.iter().map(|q| site(&q.site)).collect();
-        let queue_ces = cfg
-            .queues
-            .iter()
-            .zip(&queue_site)
-            .map(|(q, &si)| {
-                let all = &ce_of_site[si as usize];
-                if q.ces.is_empty() {
-                    all.iter().map(|c| c.0).collect()
-                } else {
-                    all.iter().filter(|c| q.ces.iter().any(|n| n == c.1)).map(|c| c.0).collect()
-                }
-            })
-            .collect();
         Self {
             shapes,
             queue_site,
-            queue_ces,
             nucleus_site: cfg.nuclei.iter().map(|n| site(&n.site)).collect(),
             nucleus_output: cfg
                 .nuclei
