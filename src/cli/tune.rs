@@ -26,6 +26,11 @@ pub fn run(args: TuneArgs) -> anyhow::Result<Outcome> {
         .iter()
         .map(|t| parse_threshold(t).map_err(anyhow::Error::msg))
         .collect::<anyhow::Result<Vec<_>>>()?;
+    // An integer field (e.g. `nqueued_sat_cap`) is tuned over whole numbers; a field the
+    // scenario leaves at its default still has a value in the tree.
+    let integer = scenario::overrides::value_at(&loaded.scenario, &param)
+        .map_err(|e| anyhow::anyhow!("--param {param}: {e}"))?
+        .is_i64();
     let spec = TuneSpec {
         scenario: loaded.scenario.name.clone(),
         param,
@@ -36,6 +41,7 @@ pub fn run(args: TuneArgs) -> anyhow::Result<Outcome> {
         constraints,
         steps: args.steps,
         rounds: args.rounds,
+        integer,
     };
     let out = args.out.unwrap_or_else(|| PathBuf::from("results").join(format!("{}-tune", loaded.scenario.name)));
     let opts = SweepOptions { replicas: args.replicas, threads: args.threads, shard: None, sets: args.sets };

@@ -3,6 +3,7 @@
 //! ([`write`]).
 
 pub mod frames;
+pub mod network_summary;
 pub mod points;
 pub mod recorder;
 pub mod summary;

@@ -111,6 +111,10 @@ pub struct Summary {
     /// Each WMS's own figures (PanDA: brokerage, data, timeouts, Harvester); absent when none.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub wms: BTreeMap<String, serde_json::Value>,
+    /// The simulated transfers on the grid's links (module `network_summary`); absent when the
+    /// run moved no data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<super::network_summary::NetworkSummary>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -239,6 +243,7 @@ pub fn build(run: &mut RunData) -> Summary {
         .filter(|(def, _)| def.level == Level::Group)
         .map(|(def, w)| (def.name.clone(), w.clone()))
         .collect();
+    let site_names: Vec<&str> = run.scenario.sites.iter().map(|s| s.name.as_str()).collect();
     let m = &run.meta;
     Summary {
         scenario: m.scenario.clone(),
@@ -263,6 +268,7 @@ pub fn build(run: &mut RunData) -> Summary {
         wait_time_s: waits,
         jobs_cancelled: count(JobStatus::Cancelled),
         wms: run.wms_summaries.clone(),
+        network: super::network_summary::build(run.network, &site_names, end),
     }
 }
 

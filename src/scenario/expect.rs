@@ -58,12 +58,14 @@ pub struct Threshold {
     pub value: f64,
 }
 
-/// Parse `"metric op value"`.
+/// Parse `"metric op value"`. The metric is a dotted path of `summary.json`; its segments may
+/// contain spaces (a gshare leaf's name) but none may be empty.
 pub fn parse_threshold(text: &str) -> Result<Threshold, String> {
     for (token, op) in [("<=", Op::Le), (">=", Op::Ge), ("<", Op::Lt), (">", Op::Gt)] {
         if let Some((lhs, rhs)) = text.split_once(token) {
             let metric = lhs.trim();
-            if metric.is_empty() || metric.contains(char::is_whitespace) {
+            // Inner spaces are part of the path: gshare leaves are named "MC Simulation Full".
+            if metric.is_empty() || metric.split('.').any(|seg| seg.trim().is_empty()) {
                 return Err(format!("expected `metric {token} value`, got {text:?}"));
             }
             let value: f64 =
@@ -85,7 +87,10 @@ mod tests {
         let t = parse_threshold("wait_time_s.lhcb_user.p95<=7200").unwrap();
         assert_eq!(t.op, Op::Le);
         assert!(parse_threshold("x = 3").is_err());
-        assert!(parse_threshold("a b <= 3").is_err());
+        let t = parse_threshold("wait_time_s.MC Simulation Full.p95 <= 3").unwrap();
+        assert_eq!(t.metric, "wait_time_s.MC Simulation Full.p95");
+        assert!(parse_threshold(" <= 3").is_err());
+        assert!(parse_threshold("a..b <= 3").is_err(), "an empty segment");
         assert!(parse_threshold("x <= three").is_err());
         assert!(Op::Le.holds(1.0, 1.0) && !Op::Lt.holds(1.0, 1.0));
     }

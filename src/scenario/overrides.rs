@@ -58,6 +58,18 @@ fn child<'a>(node: &'a mut Value, seg: &str, done: &str) -> Result<&'a mut Value
     }
 }
 
+/// The value of the field at `path` (as `--set` addresses it), as JSON.
+pub fn value_at(scenario: &Scenario, path: &str) -> Result<Value, String> {
+    let mut tree = serde_json::to_value(scenario).map_err(|e| e.to_string())?;
+    let mut node = &mut tree;
+    let mut done = String::from("the scenario");
+    for seg in segments(path.trim())? {
+        node = child(node, &seg, &done)?;
+        done = if done == "the scenario" { seg } else { format!("{done}.{seg}") };
+    }
+    Ok(node.take())
+}
+
 /// Apply `path=value` assignments, in order.
 pub fn apply(scenario: &Scenario, assignments: &[String]) -> Result<Scenario, String> {
     if assignments.is_empty() {
@@ -114,6 +126,14 @@ mod tests {
         assert_eq!(s.sites[0].ces[0].slots, 7);
         assert_eq!(s.sites[1].ces[0].cpu_power, 3.0);
         assert_eq!(s.name, "renamed");
+    }
+
+    #[test]
+    fn value_at_reads_what_set_writes() {
+        let q = quickstart().scenario;
+        assert!(value_at(&q, "sites.0.ces.0.slots").unwrap().is_u64());
+        assert!(value_at(&q, "dirac.director.extra_pilot_fraction").unwrap().is_f64());
+        assert!(value_at(&q, "sites.0.nope").unwrap_err().contains("no field \"nope\""));
     }
 
     #[test]

@@ -50,8 +50,12 @@ use crate::scenario::expect::parse_threshold;
 /// - `wait_time_s.*.mean`, `wait_time_s.*.p95`: waiting times per group. The mean, not the
 ///   median: a group's waits are often bimodal (quickstart's analysis group: alice waits
 ///   minutes, bob's burst and carol hours), so its median jumps between the modes from one
-///   replica to the next (coefficient of variation 0.5 over replicas, against 0.12 for the mean).
-pub const BASELINE_METRICS: [&str; 9] = [
+///   replica to the next (coefficient of variation 0.5 over replicas, against 0.12 for the mean);
+/// - PanDA runs: `wms.panda.gshares.*.job_turnaround_s.mean` (job creation → output at the
+///   nucleus, per gshare leaf: brokerage, dispatch and the data path together) and, in any run
+///   that moves data, `network.transfer_time_s.mean`. DIRAC runs have neither, so their
+///   baselines do not change.
+pub const BASELINE_METRICS: [&str; 11] = [
     "pilot_efficiency",
     "submission_efficiency",
     "max_share_deviation",
@@ -61,6 +65,8 @@ pub const BASELINE_METRICS: [&str; 9] = [
     "entities.*.deviation",
     "wait_time_s.*.mean",
     "wait_time_s.*.p95",
+    "wms.panda.gshares.*.job_turnaround_s.mean",
+    "network.transfer_time_s.mean",
 ];
 
 /// Four standard errors of the difference (see the module doc).

@@ -42,6 +42,10 @@ pub struct TuneSpec {
     pub constraints: Vec<Threshold>,
     pub steps: usize,
     pub rounds: usize,
+    /// The field holds an integer (`nqueued_sat_cap`, `slots`): values are rounded to whole
+    /// numbers, a value is never run twice, and the search stops when no whole number is left
+    /// inside the bracket.
+    pub integer: bool,
 }
 
 /// One point tried.
@@ -126,13 +130,14 @@ pub fn tune(
             let n = spec.steps.max(1);
             (1..=n).map(|i| lo + (hi - lo) * i as f64 / (n + 1) as f64).collect()
         };
+        let grid = if spec.integer { whole_numbers(&grid, &all) } else { grid };
         if grid.is_empty() {
             break;
         }
         let vary = Vary {
             path: spec.param.clone(),
             spec: format!("{lo}:{hi} in {} steps", spec.steps),
-            values: grid.iter().map(|&v| Value::from(v)).collect(),
+            values: grid.iter().map(|&v| if spec.integer { Value::from(v as i64) } else { Value::from(v) }).collect(),
         };
         let dir = out.join(format!("round-{round}"));
         sweep(loaded, vec![vary], opts, &dir, &progress)?;
@@ -146,6 +151,14 @@ pub fn tune(
         }
     }
     Ok(Tuned { best: best_of(spec.goal, &all), tried: all })
+}
+
+/// `grid` rounded to whole numbers, without repeats and without the values already `tried`.
+fn whole_numbers(grid: &[f64], tried: &[Tried]) -> Vec<f64> {
+    let mut out: Vec<f64> = grid.iter().map(|v| v.round()).collect();
+    out.dedup();
+    out.retain(|v| !tried.iter().any(|t| t.value == *v));
+    out
 }
 
 /// The best feasible point (ties: the smaller parameter value).
@@ -335,6 +348,17 @@ mod tests {
     }
 
     #[test]
+    fn integer_parameters_are_whole_and_never_repeated() {
+        let t = |value| Tried { round: 1, value, objective: (0.0, 0.0), feasible: true, metrics: BTreeMap::new() };
+        // Round 2 inside [10, 208] with 6 steps: 38.29, 66.57, … rounded; 10 and 208 were run.
+        let inside: Vec<f64> = (1..=6).map(|i| 10.0 + 198.0 * i as f64 / 7.0).collect();
+        assert_eq!(whole_numbers(&inside, &[t(10.0), t(208.0)]), vec![38.0, 67.0, 95.0, 123.0, 151.0, 180.0]);
+        // A bracket of [4, 6] has one whole number inside, and [4, 5] none.
+        assert_eq!(whole_numbers(&[4.5, 4.75, 5.0, 5.25, 5.5], &[t(4.0), t(6.0)]), vec![5.0]);
+        assert_eq!(whole_numbers(&[4.25, 4.5, 4.75], &[t(4.0), t(5.0)]), Vec::<f64>::new());
+    }
+
+    #[test]
     fn param_table_and_conclusion() {
         assert_eq!(parse_param("a.b = 0:1.5").unwrap(), ("a.b".to_string(), 0.0, 1.5));
         assert!(parse_param("a.b").is_err());
@@ -349,6 +373,7 @@ mod tests {
             constraints: vec![Threshold { metric: "w".into(), op: Op::Le, value: 1.0 }],
             steps: 3,
             rounds: 1,
+            integer: false,
         };
         let t = |value, feasible| Tried {
             round: 1,

@@ -7,6 +7,8 @@ use crate::metrics::{ExtraColumn, ExtraValues};
 use crate::panda::timeouts::JobStatus as PStatus;
 use crate::workload::{Job, JobStatus};
 
+use super::tables::TaskStatus;
+
 use super::PandaWms;
 
 fn secs(t: Option<SimTime>) -> Option<f64> {
@@ -140,6 +142,65 @@ pub(super) fn brokerage_table(w: &PandaWms) -> crate::metrics::Table {
     crate::metrics::Table { name: "brokerage".into(), columns }
 }
 
+/// `{n, mean, p50, p95}` of some durations, s (null statistics when there are none).
+fn duration_stats(mut v: Vec<f64>) -> serde_json::Value {
+    v.sort_by(f64::total_cmp);
+    let fin = |y: f64| y.is_finite().then_some(y);
+    let mean = if v.is_empty() { f64::NAN } else { v.iter().sum::<f64>() / v.len() as f64 };
+    serde_json::json!({
+        "n": v.len(),
+        "mean": fin(mean),
+        "p50": fin(crate::metrics::percentile(&v, 0.5)),
+        "p95": fin(crate::metrics::percentile(&v, 0.95)),
+    })
+}
+
+/// Per gshare leaf, what a physicist waits for: a task's turnaround (arrival → its last job
+/// final; the tasks done only, so read it with `tasks_open`) and a finished job's turnaround
+/// (`creationTime` → finished, output at the nucleus included). Unlike the world's wait time
+/// (job creation → start), these include the time a task waits for brokerage and the time its
+/// outputs queue on the links, the two costs `NQUEUED_SAT_CAP` trades against each other.
+fn turnarounds(w: &PandaWms) -> std::collections::BTreeMap<String, serde_json::Value> {
+    let t = &w.tables;
+    let leaves = &w.statics.leaves;
+    let n = leaves.len();
+    let (mut task_times, mut open, mut job_times) = (vec![Vec::new(); n], vec![0u64; n], vec![Vec::new(); n]);
+    // A task's end is its last final job's end: collect it per task first.
+    let mut task_end: Vec<Option<SimTime>> = vec![None; t.tasks.len()];
+    for j in &t.jobs {
+        let Some(end) = j.times.end else { continue };
+        let e = &mut task_end[j.task as usize];
+        *e = Some(e.map_or(end, |x| x.max(end)));
+        if j.status == PStatus::Finished {
+            if let Some(v) = job_times.get_mut(usize::from(j.leaf)) {
+                v.push((end - j.creation).as_secs_f64());
+            }
+        }
+    }
+    for (task, end) in t.tasks.iter().zip(&task_end) {
+        let Some(leaf) = w.statics.shapes.get(usize::from(task.stream)).map(|s| usize::from(s.leaf)) else { continue };
+        match (task.status, end) {
+            (TaskStatus::Done, Some(end)) => task_times[leaf].push((*end - task.arrived).as_secs_f64()),
+            (TaskStatus::Done, None) => task_times[leaf].push(0.0),
+            (TaskStatus::Registered, _) => {} // not arrived yet
+            _ => open[leaf] += 1,
+        }
+    }
+    leaves
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let v = serde_json::json!({
+                "tasks_done": task_times[i].len(),
+                "tasks_open": open[i],
+                "task_turnaround_s": duration_stats(std::mem::take(&mut task_times[i])),
+                "job_turnaround_s": duration_stats(std::mem::take(&mut job_times[i])),
+            });
+            (l.name.clone(), v)
+        })
+        .collect()
+}
+
 /// PanDA's section of `summary.json`: tasks, jobs by PanDA status, per-PQ waits (activated →
 /// running), and what brokerage, the data path, copyArchive and Harvester did.
 pub(super) fn summary(w: &PandaWms) -> serde_json::Value {
@@ -184,6 +245,7 @@ pub(super) fn summary(w: &PandaWms) -> serde_json::Value {
             )
         })
         .collect();
+    let gshares = turnarounds(w);
     let pending = w.record.decisions.iter().filter(|d| d.pending.is_some()).count();
     // Why decisions chose nothing, by message with its numbers masked (`#`), per kind.
     let mut why: BTreeMap<String, u64> = BTreeMap::new();
@@ -196,6 +258,7 @@ pub(super) fn summary(w: &PandaWms) -> serde_json::Value {
     serde_json::json!({
         "tasks": tasks,
         "jobs": by_status,
+        "gshares": gshares,
         "queues": queues,
         "brokerage": {"decisions": w.record.decisions.len(), "pending": pending, "pending_by_reason": why},
         "data": {"input_files_moved": w.data.input_files_moved, "output_files_moved": w.data.output_files_moved,
