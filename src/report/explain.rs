@@ -124,7 +124,11 @@ impl RunTables {
         if !jobs_path.is_file() {
             bail!("{}: no jobs.parquet", dir.display());
         }
-        let jobs = read_parquet(&jobs_path, &JOB_COLUMNS)?;
+        let mut jobs = read_parquet(&jobs_path, &JOB_COLUMNS)?;
+        // Replayed records' PandaIDs, in runs that have the column (it came with replay streams).
+        if let Ok(recorded) = read_parquet(&jobs_path, &["recorded_pandaid"]) {
+            jobs.hstack_mut(recorded.columns())?;
+        }
         let brokerage = read_parquet(&brokerage, &BROKERAGE_COLUMNS)?;
         Self::from_frames(run, jobs, brokerage)
     }
@@ -207,6 +211,7 @@ impl RunTables {
             gshare: s("gshare")?,
             panda_status,
             brokerage_id: u("brokerage_id")?,
+            recorded_pandaid: recorded_pandaids(&row).pop().flatten(),
             site: s("site")?,
             ce: s("ce")?,
             pilot_id: u("pilot_id")?,
@@ -225,6 +230,8 @@ impl RunTables {
             "analysis"
         } else if !task_brokerage.is_empty() || !decisions.is_empty() {
             "production"
+        } else if self.task_is_replay(id)? {
+            "replay"
         } else {
             "unknown"
         };
@@ -332,6 +339,12 @@ impl RunTables {
     }
 
     /// The PanDA status, attempt, PQ and gshare of every job of task `id`.
+    /// Task `id`'s jobs are replayed records (the synthetic task of a `panda.replay` stream).
+    fn task_is_replay(&self, id: u32) -> Result<bool> {
+        let tasks = u32s(&self.jobs, "jedi_task_id")?;
+        Ok(tasks.iter().zip(recorded_pandaids(&self.jobs)).any(|(&t, p)| t == Some(id) && p.is_some()))
+    }
+
     fn jobs_of_task(&self, id: u32) -> Result<Vec<TaskJob>> {
         let mask: Vec<bool> = u32s(&self.jobs, "jedi_task_id")?.iter().map(|&t| t == Some(id)).collect();
         let df = self.jobs.filter(&BooleanChunked::from_slice("mask".into(), &mask))?;
@@ -415,6 +428,14 @@ struct Row {
 fn column(df: &DataFrame, name: &str, dtype: &DataType) -> Result<Column> {
     let c = anyhow::Context::with_context(df.column(name), || format!("no column {name}"))?;
     anyhow::Context::with_context(c.cast(dtype), || format!("column {name} is not {dtype}"))
+}
+
+/// `recorded_pandaid` of each row; nulls when the run has no such column.
+fn recorded_pandaids(df: &DataFrame) -> Vec<Option<u64>> {
+    match column(df, "recorded_pandaid", &DataType::UInt64).ok().and_then(|c| c.u64().ok().cloned()) {
+        Some(c) => c.iter().collect(),
+        None => vec![None; df.height()],
+    }
 }
 
 fn u32s(df: &DataFrame, name: &str) -> Result<Vec<Option<u32>>> {

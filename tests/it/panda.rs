@@ -218,7 +218,7 @@ fn recorded_pandaids(f: &mut run::Finished) -> Vec<Option<u64>> {
 fn replayed_records_stage_in_over_the_link_and_their_outputs_go_to_the_nucleus() {
     // A second site, AGLT2, linked to BNL: records 0–9 copy their input from there; the
     // stream's outputs go to the AGLT2 nucleus.
-    let f = replay(
+    let mut f = replay(
         |s| {
             s.replace(
                 "    ],\n    storages",
@@ -254,4 +254,19 @@ fn replayed_records_stage_in_over_the_link_and_their_outputs_go_to_the_nucleus()
     assert_eq!(p.data.output_files_moved, 100, "every output travels BNL → AGLT2");
     assert_eq!(p.data.no_route, 0);
     assert!(p.tables().jobs.iter().all(|j| j.status == PStatus::Finished));
+    // explain says a replayed job was placed by its record.
+    let task = p.tables().tasks.len();
+    let dir = std::env::temp_dir().join(format!("pilotsim-it-replay-{}", std::process::id()));
+    f.write(&dir).unwrap();
+    // Through the library (the binary's path is shared with other builds of the target dir).
+    let tables = pilotsim::report::explain::RunTables::open(&dir).unwrap();
+    let explain = |job: Option<u32>, task: Option<u32>| {
+        let q = pilotsim::report::explain::Query { job, task, queue: None };
+        pilotsim::report::explain::render_text(&tables.explain(&q).unwrap().unwrap())
+    };
+    let job = explain(Some(1), None);
+    assert!(job.contains("Replayed from a job record (PandaID 6461584839)"), "{job}");
+    let t = explain(None, Some(task as u32));
+    assert!(t.contains(&format!("task {task} — replay")) && t.contains("100 jobs: 100 finished"), "{t}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
