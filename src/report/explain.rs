@@ -10,6 +10,7 @@
 //! in the run. [`render_text`] prints an explanation for people; times as hours:minutes since
 //! the start of the simulation and seconds.
 
+mod columns;
 mod model;
 #[cfg(test)]
 mod tests;
@@ -21,6 +22,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use polars::prelude::*;
 
+use columns::{Row, f64s, read_parquet, recorded_pandaids, rows, strs, u32s};
 pub use model::*;
 pub use text::{hours_minutes, render_text};
 
@@ -81,13 +83,6 @@ const BROKERAGE_COLUMNS: [&str; 12] = [
     "jobs",
     "pending",
 ];
-
-fn read_parquet(path: &Path, columns: &[&str]) -> Result<DataFrame> {
-    let file = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
-    let names = columns.iter().map(|c| c.to_string()).collect();
-    let df = ParquetReader::new(file).with_columns(Some(names)).finish();
-    anyhow::Context::with_context(df, || format!("reading {}", path.display()))
-}
 
 impl RunTables {
     /// Open a run directory: it must exist, hold a finished run (`summary.json`) and be a
@@ -406,86 +401,6 @@ struct TaskJob {
     attempt_nr: Option<u32>,
     computingsite: Option<String>,
     gshare: Option<String>,
-}
-
-/// One row of `brokerage.parquet`.
-#[derive(Debug, Clone)]
-struct Row {
-    brokerage_id: u32,
-    time_s: f64,
-    kind: String,
-    jedi_task_id: u32,
-    candidate: String,
-    verdict: String,
-    stage: String,
-    reason: String,
-    temporary: bool,
-    weight: Option<f64>,
-    jobs: u32,
-    pending: Option<String>,
-}
-
-fn column(df: &DataFrame, name: &str, dtype: &DataType) -> Result<Column> {
-    let c = anyhow::Context::with_context(df.column(name), || format!("no column {name}"))?;
-    anyhow::Context::with_context(c.cast(dtype), || format!("column {name} is not {dtype}"))
-}
-
-/// `recorded_pandaid` of each row; nulls when the run has no such column.
-fn recorded_pandaids(df: &DataFrame) -> Vec<Option<u64>> {
-    match column(df, "recorded_pandaid", &DataType::UInt64).ok().and_then(|c| c.u64().ok().cloned()) {
-        Some(c) => c.iter().collect(),
-        None => vec![None; df.height()],
-    }
-}
-
-fn u32s(df: &DataFrame, name: &str) -> Result<Vec<Option<u32>>> {
-    Ok(column(df, name, &DataType::UInt32)?.u32()?.iter().collect())
-}
-
-fn f64s(df: &DataFrame, name: &str) -> Result<Vec<Option<f64>>> {
-    Ok(column(df, name, &DataType::Float64)?.f64()?.iter().collect())
-}
-
-fn strs(df: &DataFrame, name: &str) -> Result<Vec<Option<String>>> {
-    Ok(column(df, name, &DataType::String)?.str()?.iter().map(|s| s.map(String::from)).collect())
-}
-
-fn bools(df: &DataFrame, name: &str) -> Result<Vec<Option<bool>>> {
-    Ok(column(df, name, &DataType::Boolean)?.bool()?.iter().collect())
-}
-
-fn rows(df: &DataFrame) -> Result<Vec<Row>> {
-    let ids = u32s(df, "brokerage_id")?;
-    let time = f64s(df, "time_s")?;
-    let kind = strs(df, "kind")?;
-    let task = u32s(df, "jedi_task_id")?;
-    let cand = strs(df, "candidate")?;
-    let verdict = strs(df, "verdict")?;
-    let stage = strs(df, "stage")?;
-    let reason = strs(df, "reason")?;
-    let temporary = bools(df, "temporary")?;
-    let weight = f64s(df, "weight")?;
-    let jobs = u32s(df, "jobs")?;
-    let pending = strs(df, "pending")?;
-    let text = |v: &Option<String>| v.clone().unwrap_or_default();
-    Ok((0..ids.len())
-        .filter_map(|i| {
-            Some(Row {
-                brokerage_id: ids[i]?,
-                time_s: time[i].unwrap_or(f64::NAN),
-                kind: text(&kind[i]),
-                jedi_task_id: task[i].unwrap_or(0),
-                candidate: text(&cand[i]),
-                verdict: text(&verdict[i]),
-                stage: text(&stage[i]),
-                reason: text(&reason[i]),
-                temporary: temporary[i].unwrap_or(false),
-                weight: weight[i],
-                jobs: jobs[i].unwrap_or(0),
-                pending: pending[i].clone().filter(|p| !p.is_empty()),
-            })
-        })
-        .collect())
 }
 
 /// Highest weight first (no weight last), then by name.

@@ -395,7 +395,9 @@ fn replay_records(c: &mut Checker, path: &str, r: &super::ReplayStream, queues: 
 }
 
 /// Valid but suspicious: parse warnings of `fairsharepolicy` and architectures, a dataset without
-/// any replica, pull queues Harvester would submit nothing to.
+/// any replica, pull queues Harvester would submit nothing to; replay records that are skipped
+/// (cancelled, closed), that need more cores than their queue's pilots, or that stage in from a
+/// site the scenario does not have.
 pub fn warnings(s: &Scenario, p: &PandaConfig) -> Vec<Problem> {
     let mut out = Vec::new();
     let mut warn = |path: String, message: String| out.push(Problem { path, message });
@@ -407,6 +409,28 @@ pub fn warnings(s: &Scenario, p: &PandaConfig) -> Vec<Problem> {
                 format!("panda.replay[{i}].file"),
                 format!(
                     "{skipped} records are cancelled or closed: skipped (their jobs never ran to an end of their own)"
+                ),
+            );
+        }
+        // A job needs a pilot with its cores free: more cores than the PQ's pilots have never runs.
+        let too_big: Vec<(&super::JobRecord, &super::PandaQueue)> = r
+            .records
+            .iter()
+            .filter(|x| x.outcome() != Some(super::replay::Outcome::Skipped))
+            .filter_map(|x| Some((x, p.queue(r.queue.as_deref().unwrap_or(&x.computingsite))?)))
+            .filter(|(x, q)| x.corecount > q.cores())
+            .collect();
+        if let Some((x, q)) = too_big.first() {
+            warn(
+                format!("panda.replay[{i}].file"),
+                format!(
+                    "{} records need more cores than their queue's pilots have ({}:{}: corecount {} on {:?}, corecount {}): their jobs never run",
+                    too_big.len(),
+                    r.file,
+                    x.line,
+                    x.corecount,
+                    q.name,
+                    q.cores()
                 ),
             );
         }

@@ -342,9 +342,17 @@ fn replay_streams_and_records_are_validated_with_file_line_and_column() {
     }
     panda(&mut s).replay[0].records[9].transfertype = "copy".into();
     panda(&mut s).replay[0].records[9].sourcesite = "CERN-PROD".into();
+    panda(&mut s).queues[0].corecount = Some(1); // the 8-core records 3, 37, 67 (5 is closed)
     assert_eq!(validate(&s), vec![]);
     let w = warnings(&s);
     at(&w, "panda.replay[0].file", "2 records are cancelled or closed: skipped");
+    at(
+        &w,
+        "panda.replay[0].file",
+        &format!(
+            "3 records need more cores than their queue's pilots have ({csv}:5: corecount 8 on \"BNL\", corecount 1)"
+        ),
+    );
     at(
         &w,
         "panda.replay[0].file",

@@ -119,7 +119,7 @@ pub struct PandaWms {
     assigning: Vec<u32>,
     /// Tasks generating or running jobs.
     generating: Vec<u32>,
-    /// Jobs not yet final (pruned by copyArchive).
+    /// JEDI's jobs not yet final (pruned by copyArchive); replayed jobs are not in it.
     live: Vec<u32>,
     /// The PQ and CE (index in its `harvest_view.queues[q].ces`) of each of its pilots, by `PilotId`
     /// (`u16::MAX`: another WMS's pilot).
