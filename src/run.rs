@@ -105,6 +105,7 @@ fn merge_columns(into: &mut Vec<ExtraColumn>, from: Vec<ExtraColumn>) {
             None => into.push(col),
             Some(have) => match (&mut have.values, col.values) {
                 (ExtraValues::U32(a), ExtraValues::U32(b)) => a.iter_mut().zip(b).for_each(|(x, y)| *x = x.or(y)),
+                (ExtraValues::U64(a), ExtraValues::U64(b)) => a.iter_mut().zip(b).for_each(|(x, y)| *x = x.or(y)),
                 (ExtraValues::F64(a), ExtraValues::F64(b)) => a.iter_mut().zip(b).for_each(|(x, y)| *x = x.or(y)),
                 (ExtraValues::Bool(a), ExtraValues::Bool(b)) => a.iter_mut().zip(b).for_each(|(x, y)| *x = x.or(y)),
                 (ExtraValues::Str(a), ExtraValues::Str(b)) => {

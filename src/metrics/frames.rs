@@ -27,6 +27,7 @@ fn with_extras(mut cols: Vec<Column>, extras: &[ExtraColumn]) -> PolarsResult<Da
     for x in extras {
         cols.push(match &x.values {
             ExtraValues::U32(v) => col(&x.name, v.clone()),
+            ExtraValues::U64(v) => col(&x.name, v.clone()),
             ExtraValues::F64(v) => col(&x.name, v.clone()),
             ExtraValues::Bool(v) => col(&x.name, v.clone()),
             ExtraValues::Str(v) => col(&x.name, v.clone()),

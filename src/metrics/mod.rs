@@ -35,6 +35,7 @@ pub struct RunMeta {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ExtraValues {
     U32(Vec<Option<u32>>),
+    U64(Vec<Option<u64>>),
     F64(Vec<Option<f64>>),
     Bool(Vec<Option<bool>>),
     Str(Vec<Option<String>>),

@@ -10,6 +10,7 @@
 //! in the run. [`render_text`] prints an explanation for people; times as hours:minutes since
 //! the start of the simulation and seconds.
 
+mod columns;
 mod model;
 #[cfg(test)]
 mod tests;
@@ -21,6 +22,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use polars::prelude::*;
 
+use columns::{Row, f64s, read_parquet, recorded_pandaids, rows, strs, u32s};
 pub use model::*;
 pub use text::{hours_minutes, render_text};
 
@@ -82,13 +84,6 @@ const BROKERAGE_COLUMNS: [&str; 12] = [
     "pending",
 ];
 
-fn read_parquet(path: &Path, columns: &[&str]) -> Result<DataFrame> {
-    let file = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
-    let names = columns.iter().map(|c| c.to_string()).collect();
-    let df = ParquetReader::new(file).with_columns(Some(names)).finish();
-    anyhow::Context::with_context(df, || format!("reading {}", path.display()))
-}
-
 impl RunTables {
     /// Open a run directory: it must exist, hold a finished run (`summary.json`) and be a
     /// PanDA run (`brokerage.parquet`, the PanDA columns of `jobs.parquet`). Every failure is
@@ -124,7 +119,11 @@ impl RunTables {
         if !jobs_path.is_file() {
             bail!("{}: no jobs.parquet", dir.display());
         }
-        let jobs = read_parquet(&jobs_path, &JOB_COLUMNS)?;
+        let mut jobs = read_parquet(&jobs_path, &JOB_COLUMNS)?;
+        // Replayed records' PandaIDs, in runs that have the column (it came with replay streams).
+        if let Ok(recorded) = read_parquet(&jobs_path, &["recorded_pandaid"]) {
+            jobs.hstack_mut(recorded.columns())?;
+        }
         let brokerage = read_parquet(&brokerage, &BROKERAGE_COLUMNS)?;
         Self::from_frames(run, jobs, brokerage)
     }
@@ -207,6 +206,7 @@ impl RunTables {
             gshare: s("gshare")?,
             panda_status,
             brokerage_id: u("brokerage_id")?,
+            recorded_pandaid: recorded_pandaids(&row).pop().flatten(),
             site: s("site")?,
             ce: s("ce")?,
             pilot_id: u("pilot_id")?,
@@ -225,6 +225,8 @@ impl RunTables {
             "analysis"
         } else if !task_brokerage.is_empty() || !decisions.is_empty() {
             "production"
+        } else if self.task_is_replay(id)? {
+            "replay"
         } else {
             "unknown"
         };
@@ -332,6 +334,12 @@ impl RunTables {
     }
 
     /// The PanDA status, attempt, PQ and gshare of every job of task `id`.
+    /// Task `id`'s jobs are replayed records (the synthetic task of a `panda.replay` stream).
+    fn task_is_replay(&self, id: u32) -> Result<bool> {
+        let tasks = u32s(&self.jobs, "jedi_task_id")?;
+        Ok(tasks.iter().zip(recorded_pandaids(&self.jobs)).any(|(&t, p)| t == Some(id) && p.is_some()))
+    }
+
     fn jobs_of_task(&self, id: u32) -> Result<Vec<TaskJob>> {
         let mask: Vec<bool> = u32s(&self.jobs, "jedi_task_id")?.iter().map(|&t| t == Some(id)).collect();
         let df = self.jobs.filter(&BooleanChunked::from_slice("mask".into(), &mask))?;
@@ -393,78 +401,6 @@ struct TaskJob {
     attempt_nr: Option<u32>,
     computingsite: Option<String>,
     gshare: Option<String>,
-}
-
-/// One row of `brokerage.parquet`.
-#[derive(Debug, Clone)]
-struct Row {
-    brokerage_id: u32,
-    time_s: f64,
-    kind: String,
-    jedi_task_id: u32,
-    candidate: String,
-    verdict: String,
-    stage: String,
-    reason: String,
-    temporary: bool,
-    weight: Option<f64>,
-    jobs: u32,
-    pending: Option<String>,
-}
-
-fn column(df: &DataFrame, name: &str, dtype: &DataType) -> Result<Column> {
-    let c = anyhow::Context::with_context(df.column(name), || format!("no column {name}"))?;
-    anyhow::Context::with_context(c.cast(dtype), || format!("column {name} is not {dtype}"))
-}
-
-fn u32s(df: &DataFrame, name: &str) -> Result<Vec<Option<u32>>> {
-    Ok(column(df, name, &DataType::UInt32)?.u32()?.iter().collect())
-}
-
-fn f64s(df: &DataFrame, name: &str) -> Result<Vec<Option<f64>>> {
-    Ok(column(df, name, &DataType::Float64)?.f64()?.iter().collect())
-}
-
-fn strs(df: &DataFrame, name: &str) -> Result<Vec<Option<String>>> {
-    Ok(column(df, name, &DataType::String)?.str()?.iter().map(|s| s.map(String::from)).collect())
-}
-
-fn bools(df: &DataFrame, name: &str) -> Result<Vec<Option<bool>>> {
-    Ok(column(df, name, &DataType::Boolean)?.bool()?.iter().collect())
-}
-
-fn rows(df: &DataFrame) -> Result<Vec<Row>> {
-    let ids = u32s(df, "brokerage_id")?;
-    let time = f64s(df, "time_s")?;
-    let kind = strs(df, "kind")?;
-    let task = u32s(df, "jedi_task_id")?;
-    let cand = strs(df, "candidate")?;
-    let verdict = strs(df, "verdict")?;
-    let stage = strs(df, "stage")?;
-    let reason = strs(df, "reason")?;
-    let temporary = bools(df, "temporary")?;
-    let weight = f64s(df, "weight")?;
-    let jobs = u32s(df, "jobs")?;
-    let pending = strs(df, "pending")?;
-    let text = |v: &Option<String>| v.clone().unwrap_or_default();
-    Ok((0..ids.len())
-        .filter_map(|i| {
-            Some(Row {
-                brokerage_id: ids[i]?,
-                time_s: time[i].unwrap_or(f64::NAN),
-                kind: text(&kind[i]),
-                jedi_task_id: task[i].unwrap_or(0),
-                candidate: text(&cand[i]),
-                verdict: text(&verdict[i]),
-                stage: text(&stage[i]),
-                reason: text(&reason[i]),
-                temporary: temporary[i].unwrap_or(false),
-                weight: weight[i],
-                jobs: jobs[i].unwrap_or(0),
-                pending: pending[i].clone().filter(|p| !p.is_empty()),
-            })
-        })
-        .collect())
 }
 
 /// Highest weight first (no weight last), then by name.

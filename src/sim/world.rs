@@ -142,6 +142,7 @@ impl World {
                     ended: None,
                     ce: None,
                     pilot: None,
+                    fails: false,
                 }
             })
             .collect();
@@ -319,8 +320,10 @@ impl World {
         }
         let stream = job.stream as usize;
         let power = core.grid.ces[job.ce.expect("ran somewhere") as usize].cpu_power;
-        let fails = dist::bernoulli(&mut core.job_failure[stream], core.streams[stream].failure_probability);
+        // The draw is made for every job, so a job its WMS marked failing draws like any other.
+        let drawn = dist::bernoulli(&mut core.job_failure[stream], core.streams[stream].failure_probability);
         let job = &mut core.jobs[job_index(j)];
+        let fails = drawn || job.fails;
         // Cut short at the walltime limit: its CPU work is not done.
         let killed = now - job.matched.expect("started") < SimDuration::from_secs_f64(job.cpu_work / power);
         job.status = if fails || killed { JobStatus::Failed } else { JobStatus::Done };
@@ -484,9 +487,21 @@ impl Ctx for Core {
             ended: None,
             ce: None,
             pilot: None,
+            fails: false,
         });
         self.recorder.job_waiting(self.entities.of_stream[stream as usize]);
         id
+    }
+
+    fn set_failing(&mut self, j: JobId) -> bool {
+        let caller = self.caller;
+        match (j as usize).checked_sub(1).and_then(|i| self.jobs.get_mut(i)) {
+            Some(job) if job.wms == caller && job.status == JobStatus::Waiting => {
+                job.fails = true;
+                true
+            }
+            _ => false,
+        }
     }
 
     fn cancel_job(&mut self, j: JobId) -> bool {

@@ -82,6 +82,10 @@ pub trait Ctx {
     /// and Waiting: a WMS that makes its jobs itself (PanDA splitting a task) calls this. `cpu_work`
     /// is normalised seconds per core: the job runs `cpu_work / cpu_power` on a CE, holding `cores`.
     fn create_job(&mut self, stream: u32, cpu_work: f64, cores: u32) -> JobId;
+    /// Job `j` of this WMS, still Waiting, fails when its run ends, whatever its stream's failure
+    /// probability (PanDA replaying a record whose job failed). False if it was not Waiting or not
+    /// this WMS's.
+    fn set_failing(&mut self, j: JobId) -> bool;
     /// End a Waiting job of this WMS that will never run (PanDA's `closed`/`cancelled`): it
     /// becomes Cancelled. False if it was not Waiting or not this WMS's.
     fn cancel_job(&mut self, j: JobId) -> bool;

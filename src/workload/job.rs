@@ -55,6 +55,9 @@ pub struct Job {
     /// CE index and pilot that ran it.
     pub ce: Option<CeId>,
     pub pilot: Option<PilotId>,
+    /// Its WMS knows it fails when its run ends, whatever its stream's failure probability (a
+    /// replayed PanDA record whose job failed, `Ctx::set_failing`).
+    pub fails: bool,
 }
 
 impl Job {

@@ -129,3 +129,144 @@ fn panda_charts_and_report_section_exist_for_panda_runs_only() {
     assert!(!pilotsim::report::html::render(&dirac_dir).unwrap().contains("<h2>PanDA</h2>"));
     std::fs::remove_dir_all(&base).unwrap();
 }
+
+/// The shipped replay scenario (the 100 records of `jan_100_BNL.csv` on BNL's queue), its text
+/// edited by `text` (the CSV path stays relative to `scenarios/`) and its records by `records`.
+fn replay(text: impl Fn(String) -> String, records: impl Fn(&mut Vec<scenario::panda::JobRecord>)) -> run::Finished {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let src = std::fs::read_to_string(dir.join("panda_replay_bnl.ron")).unwrap();
+    let mut loaded = scenario::load_str_in(&text(src), "panda_replay_bnl.ron", &dir).unwrap();
+    records(&mut loaded.scenario.panda.as_mut().unwrap().replay[0].records);
+    let prepared = run::prepare(&loaded, &[]).unwrap();
+    run::simulate(&prepared, 24, |_, _| {}).unwrap()
+}
+
+#[test]
+fn replayed_records_run_for_their_recorded_time_and_end_as_recorded() {
+    // Every 10th record failed, records 5 and 6 cancelled and closed (skipped).
+    let mut f = replay(
+        |s| s,
+        |recs| {
+            for (k, r) in recs.iter_mut().enumerate() {
+                r.jobstatus = match k {
+                    5 => "cancelled",
+                    6 => "closed",
+                    k if k % 10 == 3 => "failed",
+                    _ => "finished",
+                }
+                .into();
+            }
+        },
+    );
+    assert_eq!(pilotsim::sim::check_invariants(&f.world), Vec::<String>::new());
+    let recs = f.world.scenario.panda.as_ref().unwrap().replay[0].records.clone();
+    let pandaids = recorded_pandaids(&mut f);
+    let s = f.summary();
+    let p = panda(&f);
+    let t = p.tables();
+    let jobs = &f.world.core.jobs;
+    // Counts conserved: 98 replayed (2 skipped), each once, all final at the end.
+    assert_eq!(t.jobs.len(), 98);
+    let (mut finished, mut failed) = (0, 0);
+    let replay_task = t.tasks.len() as u32 - 1;
+    for j in &t.jobs {
+        assert_eq!(j.task, replay_task, "one synthetic task");
+        let world = &jobs[j.job as usize - 1];
+        let (m, e) = (world.matched.unwrap(), world.ended.unwrap());
+        // The record behind it: the jobs.parquet column `recorded_pandaid`.
+        let pandaid = pandaids[j.job as usize - 1].expect("a replayed job");
+        let rec = recs.iter().find(|r| r.pandaid == pandaid).expect("a record");
+        assert_eq!((e - m).as_secs_f64(), rec.wall_s().unwrap(), "PandaID {pandaid} runs its recorded walltime");
+        assert_eq!(j.cores, rec.corecount);
+        match rec.jobstatus.as_str() {
+            "finished" => {
+                finished += 1;
+                assert_eq!((j.status, world.status), (PStatus::Finished, JobStatus::Done), "PandaID {pandaid}");
+                assert!(j.times.transferring.is_some(), "through transferring to the nucleus");
+            }
+            "failed" => {
+                failed += 1;
+                assert_eq!((j.status, world.status), (PStatus::Failed, JobStatus::Failed), "PandaID {pandaid}");
+            }
+            s => panic!("a {s} record was replayed"),
+        }
+        assert!(j.times.assigned.is_none() && j.times.activated == j.times.defined, "direct input: activated at once");
+    }
+    assert_eq!((finished, failed), (88, 10));
+    let task = &t.tasks[replay_task as usize];
+    assert_eq!((task.n_jobs, task.finished, task.failed, task.status.as_str()), (98, 88, 10, "done"));
+    assert!(p.record.decisions.is_empty(), "no brokerage: the records placed the jobs");
+    let r = &s.wms["panda"]["replay"]["bnl_january"];
+    assert_eq!((r["records"].as_u64(), r["skipped"].as_u64(), r["replayed"].as_u64()), (Some(100), Some(2), Some(98)));
+    assert_eq!((r["jobs"]["finished"].as_u64(), r["jobs"]["failed"].as_u64()), (Some(88), Some(10)));
+    assert_eq!(r["walltime_s"]["recorded"]["p50"], r["walltime_s"]["simulated"]["p50"]);
+    let (rec_q, sim_q) = (&r["job_queuetime_s"]["recorded"]["p50"], &r["job_queuetime_s"]["simulated"]["p50"]);
+    assert!(rec_q.as_f64().unwrap() > sim_q.as_f64().unwrap(), "BNL alone waits less than the real one: {r}");
+}
+
+/// The `recorded_pandaid` column of jobs.parquet.
+fn recorded_pandaids(f: &mut run::Finished) -> Vec<Option<u64>> {
+    let data = f.data();
+    let col = data.job_columns.iter().find(|c| c.name == "recorded_pandaid").expect("the column");
+    match &col.values {
+        pilotsim::metrics::ExtraValues::U64(v) => v.clone(),
+        other => panic!("recorded_pandaid is {other:?}"),
+    }
+}
+
+#[test]
+fn replayed_records_stage_in_over_the_link_and_their_outputs_go_to_the_nucleus() {
+    // A second site, AGLT2, linked to BNL: records 0–9 copy their input from there; the
+    // stream's outputs go to the AGLT2 nucleus.
+    let mut f = replay(
+        |s| {
+            s.replace(
+                "    ],\n    storages",
+                "        Site(name: \"AGLT2\", ces: [Ce(name: \"gate01.aglt2.org\", slots: 10)]),\n    ],\n    storages",
+            )
+            .replace(
+                "    storages: [",
+                "    network: [Link(from: \"AGLT2\", to: \"BNL\", bandwidth_mbps: 1000, latency_ms: 20),\n              \
+                 Link(from: \"BNL\", to: \"AGLT2\", bandwidth_mbps: 1000, latency_ms: 20)],\n    storages: [\n        \
+                 Storage(name: \"AGLT2_DATADISK\", site: \"AGLT2\", total_tb: Some(8000), used_tb: 6000),",
+            )
+            .replace(
+                "nuclei: [(site: \"BNL\"",
+                "nuclei: [(site: \"AGLT2\", output_storages: [\"AGLT2_DATADISK\"]), (site: \"BNL\"",
+            )
+            .replace("nucleus: Some(\"BNL\")", "nucleus: Some(\"AGLT2\")")
+        },
+        |recs| {
+            for r in &mut recs[..10] {
+                (r.transfertype, r.sourcesite) = ("copy".into(), "AGLT2".into());
+            }
+        },
+    );
+    assert_eq!(pilotsim::sim::check_invariants(&f.world), Vec::<String>::new());
+    let p = panda(&f);
+    let staged = p.tables().jobs.iter().filter(|j| j.times.assigned.is_some()).count();
+    assert_eq!(staged, 10, "the 10 copied records wait assigned for their input");
+    let files: u64 = f.world.scenario.panda.as_ref().unwrap().replay[0].records[..10]
+        .iter()
+        .map(|r| r.ninputdatafiles.unwrap() as u64)
+        .sum();
+    assert_eq!(p.data.input_files_moved, files);
+    assert_eq!(p.data.output_files_moved, 100, "every output travels BNL → AGLT2");
+    assert_eq!(p.data.no_route, 0);
+    assert!(p.tables().jobs.iter().all(|j| j.status == PStatus::Finished));
+    // explain says a replayed job was placed by its record.
+    let task = p.tables().tasks.len();
+    let dir = std::env::temp_dir().join(format!("pilotsim-it-replay-{}", std::process::id()));
+    f.write(&dir).unwrap();
+    // Through the library (the binary's path is shared with other builds of the target dir).
+    let tables = pilotsim::report::explain::RunTables::open(&dir).unwrap();
+    let explain = |job: Option<u32>, task: Option<u32>| {
+        let q = pilotsim::report::explain::Query { job, task, queue: None };
+        pilotsim::report::explain::render_text(&tables.explain(&q).unwrap().unwrap())
+    };
+    let job = explain(Some(1), None);
+    assert!(job.contains("Replayed from a job record (PandaID 6461584839)"), "{job}");
+    let t = explain(None, Some(task as u32));
+    assert!(t.contains(&format!("task {task} — replay")) && t.contains("100 jobs: 100 finished"), "{t}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

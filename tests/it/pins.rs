@@ -19,6 +19,8 @@ const PINS: &[(&str, &[&str], u64, u64, &str)] = &[
     ("panda_quickstart.ron", &[], 4, 80_528, "6e9f1c3c61281c98"),
     // LHCb's DIRAC and ATLAS's PanDA on one grid (issue 11 item 6).
     ("two_vo.ron", &[], 21, 53_538, "5a7c67dfc4b084da"),
+    // 100 recorded BNL jobs replayed (issue 11 item 2).
+    ("panda_replay_bnl.ron", &[], 24, 128_445, "5169fcd5faa296d0"),
 ];
 
 #[test]

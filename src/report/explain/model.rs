@@ -58,6 +58,9 @@ pub struct JobLife {
     pub gshare: Option<String>,
     pub panda_status: Option<String>,
     pub brokerage_id: Option<u32>,
+    /// A replayed record's PandaID (`panda.replay`): no brokerage placed the job.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded_pandaid: Option<u64>,
     /// Grid site, CE and pilot that ran it (none if it never started).
     pub site: Option<String>,
     pub ce: Option<String>,

@@ -170,6 +170,15 @@ fn job(b: &mut String, e: &JobExplanation) {
     let j = &e.job;
     life(b, j, &e.run);
     b.push('\n');
+    if let Some(id) = j.recorded_pandaid {
+        let _ = writeln!(
+            b,
+            "Replayed from a job record (PandaID {id}): no brokerage placed it; it was created on its\n\
+             recorded PQ {} at its recorded creation time.",
+            j.computingsite
+        );
+        return;
+    }
     match &e.placement {
         Some(d) => {
             let n = d.chosen.len() as u64;
@@ -314,6 +323,13 @@ fn task(b: &mut String, t: &TaskExplanation) {
     let by: Vec<String> = t.jobs_by_status.iter().map(|(s, c)| format!("{c} {s}")).collect();
     let by = if by.is_empty() { String::new() } else { format!(": {}", by.join(", ")) };
     let _ = writeln!(b, "{}{by}; {} (attempt > 1)", plural(n, "job", "jobs"), plural(t.retries, "retry", "retries"));
+    if t.kind == "replay" {
+        b.push_str(
+            "\nThe task of a replay stream: its jobs are job records, created on their recorded PQs\n\
+             without brokerage.\n",
+        );
+        return;
+    }
     if t.kind != "analysis" {
         b.push('\n');
         let _ =

@@ -322,42 +322,137 @@ pub(in crate::scenario) fn check(
             c.fail(format!("{path}.file"), "a replay stream needs a CSV file");
         }
         c.non_negative(&format!("{path}.start_s"), r.start_s);
-        match &r.queue {
-            Some(q) if !queues.contains(q.as_str()) => {
-                c.fail(format!("{path}.queue"), format!("unknown PanDA queue {q:?} (known: {})", list(&queues)))
-            }
+        if let Some(q) = &r.queue
+            && !queues.contains(q.as_str())
+        {
+            c.fail(format!("{path}.queue"), format!("unknown PanDA queue {q:?} (known: {})", list(&queues)));
+        }
+        match &r.gshare {
+            Some(g) => gshare(c, format!("{path}.gshare"), g),
+            None if leaf_set.len() != 1 => c.fail(
+                format!("{path}.gshare"),
+                format!(
+                    "job records carry no gshare: name the leaf their jobs count for (panda.gshares has {} leaves: {})",
+                    leaf_set.len(),
+                    list(&leaf_set)
+                ),
+            ),
+            None => {}
+        }
+        if let Some(n) = &r.nucleus
+            && !nuclei.contains(n.as_str())
+        {
+            c.fail(format!("{path}.nucleus"), format!("unknown nucleus {n:?} (nuclei: {})", list(&nuclei)));
+        }
+        replay_records(c, &path, r, &queues);
+    }
+}
+
+/// Each record of replay stream `r` (at `path`): a known queue (unless the stream sets one), a
+/// final `jobstatus`, a run time. One problem per kind: its first record, `FILE:LINE: column:`,
+/// and how many more records have it.
+fn replay_records(c: &mut Checker, path: &str, r: &super::ReplayStream, queues: &BTreeSet<&str>) {
+    use super::replay::{JOB_STATUSES, Outcome};
+    let mut first: [Option<(usize, String)>; 3] = [None, None, None];
+    let mut more = [0usize; 3];
+    let mut note = |kind: usize, line: usize, message: String| match &first[kind] {
+        None => first[kind] = Some((line, message)),
+        Some(_) => more[kind] += 1,
+    };
+    for rec in &r.records {
+        if r.queue.is_none() && !queues.contains(rec.computingsite.as_str()) {
+            note(
+                0,
+                rec.line,
+                format!(
+                    "computingsite: {:?} is not a PanDA queue of the scenario (known: {}); set `queue` to send every record to one",
+                    rec.computingsite,
+                    list(queues)
+                ),
+            );
+        }
+        match rec.outcome() {
+            None => note(
+                1,
+                rec.line,
+                format!("jobstatus: expected a final status ({}), got {:?}", JOB_STATUSES.join(", "), rec.jobstatus),
+            ),
+            Some(Outcome::Skipped) => {}
+            Some(_) if rec.wall_s().is_none() => note(
+                2,
+                rec.line,
+                "job_walltime: no run time recorded: expected job_walltime, or starttime and endtime, or cpuconsumptiontime and cpu_eff > 0".into(),
+            ),
             Some(_) => {}
-            None => {
-                if let Some((k, rec)) =
-                    r.records.iter().enumerate().find(|(_, x)| !queues.contains(x.computingsite.as_str()))
-                {
-                    c.fail(
-                        format!("{path}.file"),
-                        format!(
-                            "record {} (pandaid {}): computingsite {:?} is not a PanDA queue of the scenario (known: {}); set `queue` to send every record to one",
-                            k + 1,
-                            rec.pandaid,
-                            rec.computingsite,
-                            list(&queues)
-                        ),
-                    );
-                }
-            }
+        }
+    }
+    for (f, n) in first.into_iter().zip(more) {
+        if let Some((line, message)) = f {
+            let and = if n > 0 { format!(" (and {n} more records)") } else { String::new() };
+            c.fail(format!("{path}.file"), format!("{}:{line}: {message}{and}", r.file));
         }
     }
 }
 
 /// Valid but suspicious: parse warnings of `fairsharepolicy` and architectures, a dataset without
-/// any replica, pull queues Harvester would submit nothing to.
-pub fn warnings(_s: &Scenario, p: &PandaConfig) -> Vec<Problem> {
+/// any replica, pull queues Harvester would submit nothing to; replay records that are skipped
+/// (cancelled, closed), that need more cores than their queue's pilots, or that stage in from a
+/// site the scenario does not have.
+pub fn warnings(s: &Scenario, p: &PandaConfig) -> Vec<Problem> {
     let mut out = Vec::new();
     let mut warn = |path: String, message: String| out.push(Problem { path, message });
     let arch = p.rules().arch;
-    if !p.replay.is_empty() {
-        warn(
-            "panda.replay".into(),
-            "replay streams are read and validated but not simulated yet: their jobs do not run".into(),
-        );
+    for (i, r) in p.replay.iter().enumerate() {
+        let skipped = r.records.iter().filter(|x| x.outcome() == Some(super::replay::Outcome::Skipped)).count();
+        if skipped > 0 {
+            warn(
+                format!("panda.replay[{i}].file"),
+                format!(
+                    "{skipped} records are cancelled or closed: skipped (their jobs never ran to an end of their own)"
+                ),
+            );
+        }
+        // A job needs a pilot with its cores free: more cores than the PQ's pilots have never runs.
+        let too_big: Vec<(&super::JobRecord, &super::PandaQueue)> = r
+            .records
+            .iter()
+            .filter(|x| x.outcome() != Some(super::replay::Outcome::Skipped))
+            .filter_map(|x| Some((x, p.queue(r.queue.as_deref().unwrap_or(&x.computingsite))?)))
+            .filter(|(x, q)| x.corecount > q.cores())
+            .collect();
+        if let Some((x, q)) = too_big.first() {
+            warn(
+                format!("panda.replay[{i}].file"),
+                format!(
+                    "{} records need more cores than their queue's pilots have ({}:{}: corecount {} on {:?}, corecount {}): their jobs never run",
+                    too_big.len(),
+                    r.file,
+                    x.line,
+                    x.corecount,
+                    q.name,
+                    q.cores()
+                ),
+            );
+        }
+        // Staged-in records whose sourcesite is not a grid site read their input as if local.
+        let away: Vec<&super::JobRecord> = r
+            .records
+            .iter()
+            .filter(|x| !x.reads_directly() && !x.sourcesite.is_empty())
+            .filter(|x| !s.sites.iter().any(|site| site.name == x.sourcesite))
+            .collect();
+        if let Some(x) = away.first() {
+            warn(
+                format!("panda.replay[{i}].file"),
+                format!(
+                    "{} records stage in from a sourcesite that is not a site of the scenario ({}:{}: {:?}): their input is taken as already at the queue",
+                    away.len(),
+                    r.file,
+                    x.line,
+                    x.sourcesite
+                ),
+            );
+        }
     }
     for (i, q) in p.queues.iter().enumerate() {
         let (_, ws) = FairsharePolicy::parse(&q.fairsharepolicy);

@@ -2,7 +2,10 @@
 //! `data/panda_cgsim/jan_100_BNL.csv` (the `ATLAS_PANDA.JOBSARCHIVED` columns CGSim exports), read
 //! when the scenario is loaded. Each record becomes one job submitted at its `creationtime`
 //! (shifted so that the earliest record arrives at the stream's `start_s`) to its
-//! `computingsite` (a `panda.queues[]` name, or the stream's `queue`).
+//! `computingsite` (a `panda.queues[]` name, or the stream's `queue`); `wms::panda::replay` runs
+//! them. What a record means for its job is here ([`JobRecord::outcome`], [`JobRecord::wall_s`],
+//! [`JobRecord::priority`], [`JobRecord::reads_directly`]), so that validation and the simulation
+//! read it the same way.
 //!
 //! Errors are `FILE:LINE: column: what was expected`. The header names the columns (any order;
 //! unknown extra columns are ignored); every column of [`COLUMNS`] must be there. Empty cells are
@@ -60,6 +63,14 @@ pub struct ReplayStream {
     /// Send every record to this queue instead of its `computingsite` (`None` default).
     #[serde(default)]
     pub queue: Option<String>,
+    /// The gshare leaf the jobs count for (a leaf of `panda.gshares`). The records carry no
+    /// gshare: it may be left out only when the share tree has a single leaf, which is then taken.
+    #[serde(default)]
+    pub gshare: Option<String>,
+    /// Where the jobs' outputs (`outputfilebytes`) go: a `panda.nuclei[].site`, over the network,
+    /// through `transferring`. `None` (default): a job is `finished` right after its run.
+    #[serde(default)]
+    pub nucleus: Option<String>,
     /// The records, read from `file` when the scenario is loaded (not written in the scenario).
     #[serde(skip)]
     pub records: Vec<JobRecord>,
@@ -68,6 +79,8 @@ pub struct ReplayStream {
 /// One job record (a row of the CSV).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct JobRecord {
+    /// Its line in the file (1-based; the header is line 1), for messages.
+    pub line: usize,
     pub pandaid: u64,
     /// Seconds since 1970-01-01 UTC.
     pub creation_s: i64,
@@ -335,6 +348,7 @@ pub fn read_csv(text: &str) -> Result<Vec<JobRecord>, ReplayError> {
             }
         }
         let rec = JobRecord {
+            line,
             pandaid,
             creation_s,
             start_s: r.time(col("starttime"))?,
@@ -374,4 +388,66 @@ pub fn read_csv(text: &str) -> Result<Vec<JobRecord>, ReplayError> {
         out.push(rec);
     }
     Ok(out)
+}
+
+/// What a record's `jobstatus` makes of its replayed job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// `finished`: the job succeeds.
+    Finished,
+    /// `failed`: the job runs, then fails; it is not retried (a PanDA retry is a record of its own).
+    Failed,
+    /// `cancelled` or `closed`: the job never ran to an end of its own; the record is skipped.
+    Skipped,
+}
+
+/// The `jobstatus` values a replayed record may have (the final statuses of `JOBSARCHIVED`).
+pub const JOB_STATUSES: &[&str] = &["finished", "failed", "cancelled", "closed"];
+
+impl JobRecord {
+    /// What its `jobstatus` makes of it; `None` for a status that is not final ([`JOB_STATUSES`]).
+    pub fn outcome(&self) -> Option<Outcome> {
+        match self.jobstatus.as_str() {
+            "finished" => Some(Outcome::Finished),
+            "failed" => Some(Outcome::Failed),
+            "cancelled" | "closed" => Some(Outcome::Skipped),
+            _ => None,
+        }
+    }
+
+    /// The job's wall-clock run time, s: the first of `job_walltime / corecount`, `endtime −
+    /// starttime`, `cpuconsumptiontime / cpu_eff / corecount` that is there (and not negative).
+    ///
+    /// `job_walltime` is core-seconds in these records: on `jan_100_BNL.csv` it equals
+    /// `(endtime − starttime) × corecount` on every row (the 8-core rows show 8× the span), and
+    /// `cpu_eff = cpuconsumptiontime / job_walltime`, so both are divided by the cores.
+    pub fn wall_s(&self) -> Option<f64> {
+        let cores = f64::from(self.corecount.max(1));
+        let ok = |x: f64| (x.is_finite() && x >= 0.0).then_some(x);
+        self.job_walltime
+            .and_then(ok)
+            .map(|w| w / cores)
+            .or_else(|| Some((self.end_s? - self.start_s?) as f64).and_then(ok))
+            .or_else(|| {
+                let (cpu, eff) = (self.cpuconsumptiontime?, self.cpu_eff?);
+                (eff > 0.0).then(|| cpu / eff / cores).and_then(ok)
+            })
+    }
+
+    /// `currentPriority`, else `assignedPriority`, else 0.
+    pub fn priority(&self) -> i64 {
+        self.currentpriority.or(self.assignedpriority).unwrap_or(0)
+    }
+
+    /// The job reads its input directly (`transfertype` `direct`, or none recorded): no stage-in.
+    pub fn reads_directly(&self) -> bool {
+        let t = self.transfertype.trim();
+        t.is_empty() || t.eq_ignore_ascii_case("direct")
+    }
+
+    /// The measured wait from creation to start, s: `job_queuetime`, else `starttime −
+    /// creationtime` (on `jan_100_BNL.csv` the two agree on every row).
+    pub fn queue_time_s(&self) -> Option<f64> {
+        self.job_queuetime.or_else(|| self.start_s.map(|s| (s - self.creation_s) as f64))
+    }
 }

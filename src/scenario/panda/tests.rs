@@ -48,8 +48,8 @@ fn the_example_with_dirac_and_panda_validates() {
     assert_eq!(p.queue("AGLT2").unwrap().corepower, 10.0, "PanDA's assumed corepower");
     assert_eq!(s.storages[2].write_wan, crate::grid::config::StorageStatus::Test);
     let w = warnings(&s);
-    assert!(w.iter().all(|w| w.path == "panda.replay" || !w.message.contains("not simulated")), "both WMSs run: {w:?}");
-    assert!(w.iter().any(|w| w.path == "panda.replay" && w.message.contains("not simulated yet")), "{w:?}");
+    assert!(w.iter().all(|w| !w.message.contains("not simulated")), "both WMSs and the replay run: {w:?}");
+    assert!(w.iter().all(|w| !w.path.starts_with("panda.replay")), "every record is finished and direct: {w:?}");
     // The example's pull queue has maxWorkers; defaults are Harvester's.
     assert_eq!(p.queues[2].harvester, crate::panda::harvester::config::HarvesterQueueConfig::default());
     assert_eq!(p.harvester.max_new_workers, Some(500));
@@ -134,7 +134,14 @@ fn unknown_references_are_reported_with_their_paths() {
     assert!(has(|s| panda(s).analysis[0].gshare = "Nope".into(), "panda.analysis[0].gshare"));
     assert!(has(|s| panda(s).replay[0].queue = Some("Nope".into()), "panda.replay[0].queue"));
     let p = problems_of(|s| panda(s).queues[0].name = "BNL_X".into());
-    assert!(p.iter().any(|p| p.path == "panda.replay[0].file" && p.message.contains("computingsite \"BNL\"")), "{p:?}");
+    let csv = "../../data/panda_cgsim/jan_100_BNL.csv";
+    let want = format!("{csv}:2: computingsite: \"BNL\" is not a PanDA queue of the scenario");
+    assert!(
+        p.iter().any(|p| p.path == "panda.replay[0].file"
+            && p.message.starts_with(&want)
+            && p.message.ends_with("(and 99 more records)")),
+        "{p:?}"
+    );
     assert!(
         problems_of(|s| {
             panda(s).queues[0].name = "BNL_X".into();
@@ -284,6 +291,111 @@ fn replay_csv_errors_name_line_and_column() {
     assert!(matches!(e, LoadError::Replay { .. }));
     assert!(e.to_string().ends_with("jobs.csv:2: pandaid: expected an integer, got \"x\""), "{e}");
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn replay_streams_and_records_are_validated_with_file_line_and_column() {
+    let csv = "../../data/panda_cgsim/jan_100_BNL.csv";
+    let at = |p: &[crate::scenario::Problem], path: &str, text: &str| {
+        assert!(p.iter().any(|p| p.path == path && p.message.contains(text)), "no {path}: {text} in {p:?}");
+    };
+    // The gshare: a leaf, and required when the tree has more than one.
+    at(
+        &problems_of(|s| panda(s).replay[0].gshare = Some("Nope".into())),
+        "panda.replay[0].gshare",
+        "not in panda.gshares",
+    );
+    at(&problems_of(|s| panda(s).replay[0].gshare = Some("Analysis".into())), "panda.replay[0].gshare", "not a leaf");
+    at(&problems_of(|s| panda(s).replay[0].gshare = None), "panda.replay[0].gshare", "panda.gshares has 3 leaves");
+    let one_leaf = problems_of(|s| {
+        let p = panda(s);
+        p.replay[0].gshare = None;
+        p.gshares.retain(|g| g.name == "Analysis");
+        p.tasks.clear();
+    });
+    assert!(one_leaf.iter().all(|p| !p.path.starts_with("panda.replay")), "the only leaf is taken: {one_leaf:?}");
+    // The nucleus: one of panda.nuclei.
+    at(
+        &problems_of(|s| panda(s).replay[0].nucleus = Some("CERN".into())),
+        "panda.replay[0].nucleus",
+        "unknown nucleus",
+    );
+    assert!(problems_of(|s| panda(s).replay[0].nucleus = Some("AGLT2".into())).is_empty());
+    // A record without any run time (record 4 is line 5), with a status that is not final.
+    let p = problems_of(|s| {
+        let r = &mut panda(s).replay[0].records[3];
+        (r.job_walltime, r.start_s, r.cpu_eff) = (None, None, Some(0.0));
+    });
+    at(&p, "panda.replay[0].file", &format!("{csv}:5: job_walltime: no run time recorded"));
+    let p = problems_of(|s| {
+        panda(s).replay[0].records[1].jobstatus = "running".into();
+        panda(s).replay[0].records[7].jobstatus = "holding".into();
+    });
+    at(&p, "panda.replay[0].file", &format!("{csv}:3: jobstatus: expected a final status"));
+    at(&p, "panda.replay[0].file", "got \"running\" (and 1 more records)");
+    // A skipped record needs no run time; skipped records are counted in one warning.
+    let mut s = example();
+    for k in [0, 5] {
+        let r = &mut panda(&mut s).replay[0].records[k];
+        r.jobstatus = if k == 0 { "cancelled" } else { "closed" }.into();
+        r.job_walltime = None;
+    }
+    panda(&mut s).replay[0].records[9].transfertype = "copy".into();
+    panda(&mut s).replay[0].records[9].sourcesite = "CERN-PROD".into();
+    panda(&mut s).queues[0].corecount = Some(1); // the 8-core records 3, 37, 67 (5 is closed)
+    assert_eq!(validate(&s), vec![]);
+    let w = warnings(&s);
+    at(&w, "panda.replay[0].file", "2 records are cancelled or closed: skipped");
+    at(
+        &w,
+        "panda.replay[0].file",
+        &format!(
+            "3 records need more cores than their queue's pilots have ({csv}:5: corecount 8 on \"BNL\", corecount 1)"
+        ),
+    );
+    at(
+        &w,
+        "panda.replay[0].file",
+        &format!("1 records stage in from a sourcesite that is not a site of the scenario ({csv}:11: \"CERN-PROD\")"),
+    );
+}
+
+#[test]
+fn a_record_says_its_run_time_priority_and_input() {
+    use super::replay::{Outcome, read_csv};
+    let csv = std::fs::read_to_string(root().join("data/panda_cgsim/jan_100_BNL.csv")).unwrap();
+    let recs = read_csv(&csv).unwrap();
+    let r = &recs[0];
+    assert_eq!((r.line, r.outcome(), r.wall_s(), r.priority()), (2, Some(Outcome::Finished), Some(306.0), 729));
+    assert_eq!(r.queue_time_s(), Some(844.0));
+    assert!(r.reads_directly(), "transfertype direct");
+    // job_walltime is core-seconds: the 8-core record 4 ran 225 106 s (2025-01-16 04:02:00 →
+    // 2025-01-18 18:33:46), recorded as 1 800 848.
+    let r8 = &recs[3];
+    assert_eq!((r8.corecount, r8.job_walltime, r8.wall_s()), (8, Some(1_800_848.0), Some(225_106.0)));
+    assert!(recs.iter().all(|r| r.wall_s() == Some((r.end_s.unwrap() - r.start_s.unwrap()) as f64)));
+    // The fallbacks: endtime − starttime, then cpuconsumptiontime / cpu_eff / corecount.
+    let mut x = r8.clone();
+    x.job_walltime = None;
+    assert_eq!(x.wall_s(), Some(225_106.0));
+    (x.start_s, x.cpu_eff) = (None, Some(0.5));
+    assert_eq!(x.wall_s(), Some(233_828.0 / 0.5 / 8.0));
+    x.cpu_eff = Some(0.0);
+    assert_eq!(x.wall_s(), None);
+    // Priority: currentpriority, else assignedpriority, else 0.
+    x.currentpriority = None;
+    assert_eq!(x.priority(), 1000);
+    x.assignedpriority = None;
+    assert_eq!(x.priority(), 0);
+    for (status, outcome) in [("failed", Some(Outcome::Failed)), ("closed", Some(Outcome::Skipped)), ("defined", None)]
+    {
+        x.jobstatus = status.into();
+        assert_eq!(x.outcome(), outcome, "{status}");
+    }
+    x.transfertype = "copy".into();
+    assert!(!x.reads_directly());
+    x.transfertype = String::new();
+    assert!(x.reads_directly(), "no transfertype: read directly");
 }
 
 fn wrap(fragment: &str) -> String {

@@ -8,6 +8,9 @@
 //!   JEDI regenerates its chunk (attempt + 1) — for a reassignment always, for a kill while
 //!   `maxAttempt` allows;
 //! - a transferring job that times out is `failed` (its output transfer cancelled) and retried;
+//! - a replayed job (`panda.replay`) is left alone: its fate is in its record (a job PanDA
+//!   reassigned is a record of its own); it is not in `live`, though it counts in the
+//!   (PQ, gshare) queue lengths fast rebrokerage reads;
 //! - a kill command to a running payload is not modelled: pilots heartbeat every 30 min in PanDA,
 //!   so the model's running jobs never miss a heartbeat, and the 21-day running limit is beyond a
 //!   simulated week (the count of such commands is kept in `kill_commands`).

@@ -78,10 +78,18 @@ impl PandaWms {
             self.tables.set_status(i, PStatus::Activated, now, cp);
             return;
         };
-        let per_file = bytes / u64::from(files.max(1));
+        self.fetch_input(ctx, i, from, missing, bytes / u64::from(files.max(1)));
+    }
+
+    /// Job `i` waits `assigned` while `files` input files of `per_file` bytes travel from site
+    /// `from` to its PQ's site, one transfer each; `activated` at once if none could start.
+    pub(super) fn fetch_input(&mut self, ctx: &mut dyn Ctx, i: u32, from: SiteId, files: u32, per_file: u64) {
+        let now = ctx.now();
+        let q = self.tables.jobs[i as usize].queue;
+        let (cp, site) = (self.corepower(q), self.statics.queue_site[q as usize]);
         self.tables.set_status(i, PStatus::Assigned, now, cp);
         let mut sent = 0;
-        for _ in 0..missing {
+        for _ in 0..files {
             match ctx.start_transfer(from, site, per_file) {
                 Ok(t) => {
                     self.remember_transfer(t, i);

@@ -365,6 +365,7 @@ impl PandaWms {
                 output_bytes: shape.output_bytes,
                 output_transfer: None,
                 decision,
+                record: None,
             },
             self.cfg.queues[q as usize].corepower,
         );

@@ -18,6 +18,8 @@
 //!   failure → `failed`, and JEDI regenerates the chunk while attempts remain (maxAttempt)
 //! copyArchive (every agents.copy_archive_s): panda::timeouts rules on every queued job;
 //!   reassigned jobs are `closed` and their chunk regenerated (attempt + 1)
+//! replayed record (panda.replay) ──► `defined` on its recorded PQ at its creation time, no
+//!   brokerage: `activated` (direct input) or `assigned` while its input travels, then as above
 //! ```
 //!
 //! The pure decisions are `crate::panda`'s; [`view`] builds their inputs from the scenario and a
@@ -32,6 +34,7 @@ mod jedi;
 mod outputs;
 mod pilots;
 pub mod record;
+pub mod replay;
 mod setup;
 pub mod tables;
 pub mod view;
@@ -55,6 +58,7 @@ const TASK_BROKERAGE: u16 = 201;
 const JOB_GENERATION: u16 = 202;
 const HARVESTER: u16 = 203;
 const COPY_ARCHIVE: u16 = 204;
+const REPLAY_ARRIVAL: u16 = 205;
 
 /// A PQ's Harvester workers: queued (submitted, waiting in the batch system) and running.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -108,11 +112,14 @@ pub struct PandaWms {
     tables: Tables,
     /// Task arrival times of each task (task index order), set at start.
     arrivals: Vec<SimTime>,
+    /// The replayed jobs in creation order (`panda.replay`), and the task of each replay stream.
+    replay: Vec<replay::ReplayJob>,
+    replay_task: Vec<u32>,
     /// Production tasks waiting for a nucleus.
     assigning: Vec<u32>,
     /// Tasks generating or running jobs.
     generating: Vec<u32>,
-    /// Jobs not yet final (pruned by copyArchive).
+    /// JEDI's jobs not yet final (pruned by copyArchive); replayed jobs are not in it.
     live: Vec<u32>,
     /// The PQ and CE (index in its `harvest_view.queues[q].ces`) of each of its pilots, by `PilotId`
     /// (`u16::MAX`: another WMS's pilot).
@@ -152,19 +159,39 @@ impl PandaWms {
         first_stream: u32,
         rngs: &RngStreams,
     ) -> (Self, ShareEntities, Vec<StreamInfo>) {
-        let statics = setup::Statics::new(scenario, cfg);
+        let mut statics = setup::Statics::new(scenario, cfg);
+        let replay = replay::replay_jobs(scenario, cfg);
+        for (k, r) in statics.shapes[statics.first_replay..].iter_mut().enumerate() {
+            let mine: Vec<f64> = replay.iter().filter(|j| usize::from(j.stream) == k).map(|j| j.cpu_work).collect();
+            r.n_jobs = mine.len() as u32;
+            r.cpu_work = if mine.is_empty() { 0.0 } else { mine.iter().sum::<f64>() / mine.len() as f64 };
+        }
         let (entities, streams) = setup::entities_and_streams(&statics, wms);
         let nq = cfg.queues.len();
         let n_leaves = statics.leaves.len();
         let arrival_rng = |name: &str| rngs.stream(&format!("panda:{name}/arrival"));
         let mut arrivals = Vec::new();
         let mut tasks = Vec::new();
-        for (k, shape) in statics.shapes.iter().enumerate() {
+        for (k, shape) in statics.shapes[..statics.first_replay].iter().enumerate() {
             let times = crate::workload::arrivals(&shape.arrival, shape.count, &mut arrival_rng(&shape.name));
             for (no, t) in times.into_iter().enumerate() {
                 arrivals.push(t);
                 tasks.push(setup::new_task(k as u16, no as u32, t, shape));
             }
+        }
+        // One synthetic task per replay stream, after every real task (distinct jediTaskIDs).
+        let mut replay_task = Vec::new();
+        for (k, r) in cfg.replay.iter().enumerate() {
+            let shape = &statics.shapes[statics.first_replay + k];
+            let first = replay.iter().find(|j| usize::from(j.stream) == k).map_or(SimTime::ZERO, |j| j.at);
+            let nucleus = r.nucleus.as_ref().and_then(|n| cfg.nuclei.iter().position(|x| &x.site == n));
+            replay_task.push(tasks.len() as u32);
+            tasks.push(setup::replay_task(
+                (statics.first_replay + k) as u16,
+                shape.n_jobs,
+                nucleus.map(|n| n as u16),
+                first,
+            ));
         }
         let mut tables = Tables::new(nq, n_leaves);
         tables.tasks = tasks;
@@ -182,6 +209,8 @@ impl PandaWms {
             first_stream,
             tables,
             arrivals,
+            replay,
+            replay_task,
             assigning: Vec::new(),
             generating: Vec::new(),
             live: Vec::new(),
@@ -232,6 +261,9 @@ impl Wms for PandaWms {
         for (i, &t) in self.arrivals.iter().enumerate() {
             ctx.set_timer(t, Timer { kind: TASK_ARRIVAL, id: i as u32 });
         }
+        for (r, j) in self.replay.iter().enumerate() {
+            ctx.set_timer(j.at, Timer { kind: REPLAY_ARRIVAL, id: r as u32 });
+        }
         for kind in [TASK_BROKERAGE, JOB_GENERATION, HARVESTER, COPY_ARCHIVE] {
             ctx.set_timer(SimTime::ZERO, Timer { kind, id: 0 });
         }
@@ -245,6 +277,7 @@ impl Wms for PandaWms {
         let a = self.cfg.agents;
         match timer.kind {
             TASK_ARRIVAL => self.task_arrived(ctx, timer.id),
+            REPLAY_ARRIVAL => self.replay_arrived(ctx, timer.id),
             TASK_BROKERAGE => {
                 self.task_brokerage(ctx);
                 self.every(ctx, TASK_BROKERAGE, a.task_brokerage_s);
@@ -293,8 +326,8 @@ impl Wms for PandaWms {
         vec![outputs::brokerage_table(self)]
     }
 
-    fn summary(&self, _jobs: &[Job]) -> Option<serde_json::Value> {
-        Some(outputs::summary(self))
+    fn summary(&self, jobs: &[Job]) -> Option<serde_json::Value> {
+        Some(outputs::summary(self, jobs))
     }
 
     fn check_invariants(&self, jobs: &[Job]) -> Vec<String> {

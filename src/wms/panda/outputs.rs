@@ -17,7 +17,9 @@ fn secs(t: Option<SimTime>) -> Option<f64> {
 
 /// `jobs.parquet` columns of PanDA's jobs (null for others'): `panda_status`, `jedi_task_id`,
 /// `computingsite` (the PQ), `gshare`, `attempt_nr`, `brokerage_id` (the decision in
-/// `brokerage.parquet`), and the time of each status (`defined_s` … `final_s`).
+/// `brokerage.parquet`; null for a replayed job, which no brokerage placed), `recorded_pandaid`
+/// (a replayed job's PandaID in its records, to join them; null for JEDI's jobs), and the time of
+/// each status (`defined_s` … `final_s`).
 pub(super) fn job_columns(w: &PandaWms, jobs: &[Job]) -> Vec<ExtraColumn> {
     let t = &w.tables;
     let of = |j: &Job| t.of_job(j.id).map(|i| &t.jobs[i as usize]);
@@ -39,7 +41,18 @@ pub(super) fn job_columns(w: &PandaWms, jobs: &[Job]) -> Vec<ExtraColumn> {
         str_col("computingsite", &|x| w.cfg.queues[x.queue as usize].name.clone()),
         str_col("gshare", &|x| w.statics.leaves[x.leaf as usize].name.clone()),
         u32_col("attempt_nr", &|x| u32::from(x.attempt)),
-        u32_col("brokerage_id", &|x| x.decision),
+        ExtraColumn {
+            name: "brokerage_id".into(),
+            values: ExtraValues::U32(
+                jobs.iter().map(|j| of(j).map(|x| x.decision).filter(|&d| d != super::tables::NO_DECISION)).collect(),
+            ),
+        },
+        ExtraColumn {
+            name: "recorded_pandaid".into(),
+            values: ExtraValues::U64(
+                jobs.iter().map(|j| of(j).and_then(|x| x.record).map(|r| w.replay[r as usize].pandaid)).collect(),
+            ),
+        },
         time_col("defined_s", &|x| x.times.defined),
         time_col("assigned_s", &|x| x.times.assigned),
         time_col("activated_s", &|x| x.times.activated),
@@ -65,9 +78,10 @@ pub(super) fn pilot_columns(w: &PandaWms, grid: &Grid) -> Vec<ExtraColumn> {
 /// The PanDA job table agrees with the world's: every PanDA job is in a status its world job
 /// allows (queued ⇔ Waiting, starting/running ⇔ Running, transferring/finished ⇔ Done,
 /// failed ⇔ Failed or Done (transfer timeout), closed ⇔ Cancelled), the kept counts equal a
-/// recount, and no task has more final chunks than jobs.
+/// recount, no task has more final chunks than jobs, and replayed jobs end as their records did.
 pub(super) fn check_invariants(w: &PandaWms, jobs: &[Job]) -> Vec<String> {
     let mut bad = w.tables.check();
+    bad.extend(super::replay::check_invariants(w, jobs));
     for x in &w.tables.jobs {
         let world = jobs[crate::ids::job_index(x.job)].status;
         let ok = match x.status {
@@ -178,11 +192,15 @@ fn turnarounds(w: &PandaWms) -> std::collections::BTreeMap<String, serde_json::V
         }
     }
     for (task, end) in t.tasks.iter().zip(&task_end) {
+        // A replay stream's synthetic task spans its records, not a task's life.
+        if usize::from(task.stream) >= w.statics.first_replay {
+            continue;
+        }
         let Some(leaf) = w.statics.shapes.get(usize::from(task.stream)).map(|s| usize::from(s.leaf)) else { continue };
         match (task.status, end) {
             (TaskStatus::Done, Some(end)) => task_times[leaf].push((*end - task.arrived).as_secs_f64()),
             (TaskStatus::Done, None) => task_times[leaf].push(0.0),
-            (TaskStatus::Registered, _) => {} // not arrived yet
+            (TaskStatus::Registered | TaskStatus::Replay, _) => {} // not arrived yet
             _ => open[leaf] += 1,
         }
     }
@@ -202,8 +220,9 @@ fn turnarounds(w: &PandaWms) -> std::collections::BTreeMap<String, serde_json::V
 }
 
 /// PanDA's section of `summary.json`: tasks, jobs by PanDA status, per-PQ waits (activated →
-/// running), and what brokerage, the data path, copyArchive and Harvester did.
-pub(super) fn summary(w: &PandaWms) -> serde_json::Value {
+/// running), and what brokerage, the data path, copyArchive and Harvester did; with replay
+/// streams, `replay`: per stream, recorded vs simulated queue and wall times (`replay::summary`).
+pub(super) fn summary(w: &PandaWms, jobs: &[Job]) -> serde_json::Value {
     use std::collections::BTreeMap;
     let t = &w.tables;
     let mut by_status: BTreeMap<&str, u64> = BTreeMap::new();
@@ -255,7 +274,7 @@ pub(super) fn summary(w: &PandaWms) -> serde_json::Value {
             *why.entry(format!("{}: {masked}", d.kind.as_str())).or_default() += 1;
         }
     }
-    serde_json::json!({
+    let mut out = serde_json::json!({
         "tasks": tasks,
         "jobs": by_status,
         "gshares": gshares,
@@ -269,5 +288,9 @@ pub(super) fn summary(w: &PandaWms) -> serde_json::Value {
                          "by_rule": w.daemon.by_rule},
         "harvester": {"cycles": w.harvester.cycles, "submitted": w.harvester.submitted,
                       "refused": w.harvester.refused, "unplaced": w.harvester.unplaced},
-    })
+    });
+    if !w.cfg.replay.is_empty() {
+        out["replay"] = super::replay::summary(w, jobs);
+    }
+    out
 }

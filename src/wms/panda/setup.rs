@@ -1,6 +1,7 @@
 //! What the PanDA WMS computes once from the scenario: the shape of each stream's jobs (how a
 //! task splits, what one job reads, computes and writes), the grid side of each PQ and nucleus,
-//! the share entities (one per gshare leaf) and the job streams the world sees.
+//! the share entities (one per gshare leaf) and the job streams the world sees. A replay stream
+//! has a shape too (its gshare, no retry); its jobs' sizes are each record's (`replay`).
 
 use crate::engine::SimTime;
 use crate::grid::storage::{StorageId, Storages};
@@ -73,8 +74,10 @@ fn job_input(d: Option<&DatasetConfig>, n_jobs: u32) -> (u32, u64) {
 #[derive(Debug, Clone)]
 pub struct Statics {
     pub leaves: Vec<Leaf>,
-    /// Production streams, then analysis streams.
+    /// Production streams, then analysis streams, then replay streams.
     pub shapes: Vec<StreamShape>,
+    /// Index of the first replay stream's shape (`shapes.len()` when there is none).
+    pub first_replay: usize,
     /// Grid site of each PQ.
     pub queue_site: Vec<SiteId>,
     /// Grid site of each nucleus.
@@ -150,9 +153,16 @@ impl Statics {
                 max_attempt: a.max_attempt.max(1),
             });
         }
+        let first_replay = shapes.len();
+        for r in &cfg.replay {
+            // The records carry no gshare: the stream's, or the tree's only leaf (validation).
+            let leaf = r.gshare.as_deref().map_or(0, leaf);
+            shapes.push(replay_shape(r, leaf));
+        }
         let queue_site: Vec<SiteId> = cfg.queues.iter().map(|q| site(&q.site)).collect();
         Self {
             shapes,
+            first_replay,
             queue_site,
             nucleus_site: cfg.nuclei.iter().map(|n| site(&n.site)).collect(),
             nucleus_output: cfg
@@ -172,6 +182,56 @@ impl Statics {
             .filter(|(id, _)| storages.get(*id).is_some_and(|e| e.site == site))
             .map(|(_, f)| *f)
             .fold(0.0, f64::max)
+    }
+}
+
+/// The shape of replay stream `r` counting for gshare leaf `leaf`: user jobs (the records carry
+/// no `prodSourceLabel`; nothing a replayed job goes through reads it) of one attempt, with no
+/// input dataset and no random failure; each job's sizes are its record's.
+fn replay_shape(r: &crate::scenario::panda::ReplayStream, leaf: u16) -> StreamShape {
+    StreamShape {
+        name: r.name.clone(),
+        count: 1,
+        arrival: Arrival::Burst { at_s: r.start_s },
+        analysis: false,
+        label: ProdSourceLabel::User,
+        owner: r.name.clone(),
+        leaf,
+        priority: 0,
+        n_jobs: 0,
+        events_per_job: 1,
+        // The stream's declared work (`jobs.parquet` `cpu_time`): set to its jobs' mean once they
+        // are known (`PandaWms::new`); each job's own work is its record's.
+        cpu_work: 0.0,
+        cores: 1,
+        rt: ResourceType::Score.index() as u8,
+        input_files: 0,
+        input_bytes: 0,
+        output_bytes: 0,
+        replicas: Vec::new(),
+        failure_probability: 0.0,
+        max_attempt: 1,
+    }
+}
+
+/// The synthetic task of replay stream `k` (one per stream, never brokered): `n_jobs` records,
+/// its outputs to nucleus `nucleus`, first job at `t`.
+pub fn replay_task(k: u16, n_jobs: u32, nucleus: Option<u16>, t: SimTime) -> Task {
+    Task {
+        stream: k,
+        task_no: 0,
+        status: TaskStatus::Replay,
+        nucleus,
+        arrived: t,
+        retry_at: t,
+        priority: 0,
+        n_jobs,
+        ungenerated: 0,
+        retries: Vec::new(),
+        finished: 0,
+        failed: 0,
+        used_queues: Vec::new(),
+        last_brokered: None,
     }
 }
 

@@ -23,6 +23,8 @@ pub enum TaskStatus {
     Running,
     /// Every job is final (finished, or failed after its last attempt).
     Done,
+    /// The synthetic task of a replay stream: its jobs come from records, never brokered.
+    Replay,
 }
 
 impl TaskStatus {
@@ -32,6 +34,7 @@ impl TaskStatus {
             TaskStatus::Assigning => "assigning",
             TaskStatus::Running => "running",
             TaskStatus::Done => "done",
+            TaskStatus::Replay => "replay",
         }
     }
 }
@@ -118,9 +121,15 @@ pub struct PJob {
     pub output_bytes: u64,
     /// The output transfer to the nucleus, while transferring.
     pub output_transfer: Option<TransferId>,
-    /// The brokerage decision that placed it (`record::Records::decisions` index).
+    /// The brokerage decision that placed it (`record::Records::decisions` index), [`NO_DECISION`]
+    /// for a replayed job (its record placed it).
     pub decision: u32,
+    /// A replayed job: its index in `PandaWms::replay` (`None` for JEDI's jobs).
+    pub record: Option<u32>,
 }
+
+/// [`PJob::decision`] of a job no brokerage placed (a replayed record).
+pub const NO_DECISION: u32 = u32::MAX;
 
 /// Activated jobs of one PQ and leaf in dispatch order: (priority descending, PandaID, job index).
 pub type DispatchSet = BTreeSet<(Reverse<i64>, JobId, u32)>;
