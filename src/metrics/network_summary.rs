@@ -57,7 +57,8 @@ pub struct NetworkSummary {
     /// The deepest queue of any link: the largest `queued_files_peak` (what `NQUEUED_SAT_CAP`
     /// is compared with, minus the background).
     pub queued_files_peak: u64,
-    /// Per link, keyed `FROM:TO` by site name as in the ATLAS network matrix (`AGLT2:BNL`); links without transfers are left out.
+    /// Per link, keyed `FROM:TO` by site name as in the ATLAS network matrix (`AGLT2:BNL`);
+    /// links without transfers are left out.
     pub links: BTreeMap<String, LinkSummary>,
 }
 
