@@ -143,11 +143,21 @@ pub struct PandaAgents {
     pub copy_archive_s: f64,
     /// How often the gshare distribution that orders dispatch is recomputed (10 s, reference §7).
     pub gshare_refresh_s: f64,
+    /// The Adder (panda-server's `add_main` daemon): a job whose pilot reported its end waits
+    /// `holding` until the Adder's next cycle registers its outputs and makes it `transferring`,
+    /// `finished` or `failed` (pilotsim's default 60 s; the deployment's daemon table sets it).
+    pub adder_s: f64,
 }
 
 impl Default for PandaAgents {
     fn default() -> Self {
-        Self { task_brokerage_s: 300.0, job_generation_s: 60.0, copy_archive_s: 2400.0, gshare_refresh_s: 10.0 }
+        Self {
+            task_brokerage_s: 300.0,
+            job_generation_s: 60.0,
+            copy_archive_s: 2400.0,
+            gshare_refresh_s: 10.0,
+            adder_s: 60.0,
+        }
     }
 }
 

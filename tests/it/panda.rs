@@ -1,6 +1,7 @@
 //! The PanDA WMS end to end on the shipped PanDA quickstart (issue 11 items 3–5, 10): the job
 //! life cycle as PanDA has it, data on the network, Harvester pilots, and the invariants.
 
+use pilotsim::engine::SimDuration;
 use pilotsim::panda::timeouts::JobStatus as PStatus;
 use pilotsim::run;
 use pilotsim::scenario;
@@ -34,10 +35,16 @@ fn jobs_go_through_panda_states_in_order() {
         assert!(x.defined.is_some(), "every job is defined first");
         if j.status == PStatus::Finished {
             finished += 1;
-            let seq = [x.defined, x.activated, x.starting, x.running, x.transferring, x.end];
+            let seq = [x.defined, x.activated, x.starting, x.running, x.holding, x.transferring, x.end];
             assert!(seq.iter().all(Option::is_some), "finished job {} skipped a state: {x:?}", j.job);
             assert!(seq.windows(2).all(|w| w[0] <= w[1]), "job {} states out of order: {x:?}", j.job);
             assert_eq!(jobs[j.job as usize - 1].status, JobStatus::Done);
+            // The payload ended when the pilot reported; the Adder's cycle (60 s) takes it on.
+            let world_end = jobs[j.job as usize - 1].ended.expect("ended");
+            assert_eq!(x.holding, Some(world_end), "job {}", j.job);
+            let held = x.transferring.unwrap() - world_end;
+            assert!(held > SimDuration::ZERO && held <= SimDuration::from_secs(60), "job {}: {held:?}", j.job);
+            assert_eq!(x.transferring.unwrap().as_millis() % 60_000, 0, "on the Adder's tick");
         }
         if let Some(a) = x.assigned {
             via_assigned += 1;

@@ -16,11 +16,11 @@ const PINS: &[(&str, &[&str], u64, u64, &str)] = &[
     // DIRAC 9.1.22 (issue 9): every option of the preset in play on the quickstart.
     ("quickstart.ron", &["dirac.preset=Dirac9"], 42, 57_369, "b606bb92008499a4"),
     // The PanDA WMS (issue 11): brokerage, Harvester, dispatch, transfers, copyArchive.
-    ("panda_quickstart.ron", &[], 4, 80_528, "6e9f1c3c61281c98"),
+    ("panda_quickstart.ron", &[], 4, 81_161, "d3d1d77e8c69fa99"),
     // LHCb's DIRAC and ATLAS's PanDA on one grid (issue 11 item 6).
-    ("two_vo.ron", &[], 21, 53_538, "5a7c67dfc4b084da"),
+    ("two_vo.ron", &[], 21, 54_143, "d085e5b62b2f579a"),
     // 100 recorded BNL jobs replayed (issue 11 item 2).
-    ("panda_replay_bnl.ron", &[], 24, 128_445, "5169fcd5faa296d0"),
+    ("panda_replay_bnl.ron", &[], 24, 128_544, "ce76da6635c93462"),
 ];
 
 #[test]

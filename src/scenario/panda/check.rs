@@ -83,6 +83,7 @@ pub(in crate::scenario) fn check(
         ("job_generation_s", a.job_generation_s),
         ("copy_archive_s", a.copy_archive_s),
         ("gshare_refresh_s", a.gshare_refresh_s),
+        ("adder_s", a.adder_s),
     ] {
         if !(v.is_finite() && v >= 1.0) {
             c.fail(format!("panda.agents.{field}"), format!("a period of at least 1 s, got {v}"));

@@ -1,6 +1,6 @@
 //! Data on the network: a job's input files move to its PQ's site before it can be activated
 //! (`assigned` while they travel), and its output moves to the task's nucleus after the payload
-//! (`transferring`) before the job is `finished` (seed 004: "jobs are assigned to satellites …
+//! (`holding` until the Adder registers it, then `transferring`) before the job is `finished` (seed 004: "jobs are assigned to satellites …
 //! input files are transferred … output is aggregated at the nucleus"). One transfer per input
 //! file, so the links' queued-file counts are what `NQUEUED_SAT_CAP` and the network weight read.
 //!
@@ -12,10 +12,11 @@
 //! Where the scenario has no link for a transfer, the data is taken as already there (counted
 //! in `no_route`): a scenario that wants the network to matter lists its links.
 
+use crate::engine::{SimDuration, SimTime};
 use crate::grid::network::{TransferError, TransferId};
 use crate::ids::{JobId, SiteId};
 use crate::panda::timeouts::JobStatus as PStatus;
-use crate::wms::Ctx;
+use crate::wms::{Ctx, Timer};
 use crate::workload::JobStatus;
 
 use super::PandaWms;
@@ -125,9 +126,40 @@ impl PandaWms {
         }
     }
 
-    /// The payload of world job `j` ended (the world says Done or Failed).
+    /// The payload of world job `j` ended (the world says Done or Failed). The pilot's final
+    /// report puts the job in `holding` (panda-server's `updateJob`), where it waits for the
+    /// Adder's next cycle, on the grid of `panda.agents.adder_s` from the start.
     pub(super) fn payload_ended(&mut self, ctx: &mut dyn Ctx, j: JobId) {
         let Some(i) = self.tables.of_job(j) else { return };
+        let now = ctx.now();
+        let cp = self.corepower(self.tables.jobs[i as usize].queue);
+        self.tables.set_status(i, PStatus::Holding, now, cp);
+        self.holding.push(i);
+        if !self.adder_pending {
+            // A cycle with nothing to hold changes nothing, so only the cycles that find a
+            // holding job are run: the next tick strictly after now.
+            let period = SimDuration::from_secs_f64(self.cfg.agents.adder_s).as_millis().max(1);
+            let next = SimTime::from_millis((now.as_millis() / period + 1).saturating_mul(period));
+            ctx.set_timer(next, Timer { kind: super::ADDER, id: 0 });
+            self.adder_pending = true;
+        }
+    }
+
+    /// The Adder's cycle (`add_main`): each `holding` job, in the order its pilot reported, is
+    /// made `failed` (JEDI then retries its chunk) or, its outputs registered, `transferring`
+    /// towards the task's nucleus or `finished`.
+    pub(super) fn adder_cycle(&mut self, ctx: &mut dyn Ctx) {
+        self.adder_pending = false;
+        for i in std::mem::take(&mut self.holding) {
+            if self.tables.jobs[i as usize].status == PStatus::Holding {
+                self.add(ctx, i);
+            }
+        }
+    }
+
+    /// The Adder's verdict on holding job `i`.
+    fn add(&mut self, ctx: &mut dyn Ctx, i: u32) {
+        let j = self.tables.jobs[i as usize].job;
         let now = ctx.now();
         let (q, task, out) = {
             let x = &self.tables.jobs[i as usize];

@@ -59,6 +59,7 @@ const JOB_GENERATION: u16 = 202;
 const HARVESTER: u16 = 203;
 const COPY_ARCHIVE: u16 = 204;
 const REPLAY_ARRIVAL: u16 = 205;
+const ADDER: u16 = 206;
 
 /// A PQ's Harvester workers: queued (submitted, waiting in the batch system) and running.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -130,6 +131,9 @@ pub struct PandaWms {
     ce_workers: Vec<Vec<Workers>>,
     /// `laststart` of each PQ: when a job last started there.
     last_start: Vec<Option<SimTime>>,
+    /// Jobs in `holding`, in the order their pilots reported, and whether an Adder cycle is set.
+    holding: Vec<u32>,
+    adder_pending: bool,
     /// The job each of its transfers carries, by `TransferId` (`u32::MAX` for none).
     transfer_job: Vec<u32>,
     /// Dispatch order of the gshare leaves (indices) and when it was computed.
@@ -223,6 +227,8 @@ impl PandaWms {
             leaf_rank: (0..n_leaves).collect(),
             ranks_at: None,
             queue_buf: Vec::new(),
+            holding: Vec::new(),
+            adder_pending: false,
             record: record::Records::default(),
             data: data::DataCounters::default(),
             daemon: daemon::DaemonCounters::default(),
@@ -278,6 +284,7 @@ impl Wms for PandaWms {
         match timer.kind {
             TASK_ARRIVAL => self.task_arrived(ctx, timer.id),
             REPLAY_ARRIVAL => self.replay_arrived(ctx, timer.id),
+            ADDER => self.adder_cycle(ctx),
             TASK_BROKERAGE => {
                 self.task_brokerage(ctx);
                 self.every(ctx, TASK_BROKERAGE, a.task_brokerage_s);

@@ -58,6 +58,7 @@ pub(super) fn job_columns(w: &PandaWms, jobs: &[Job]) -> Vec<ExtraColumn> {
         time_col("activated_s", &|x| x.times.activated),
         time_col("starting_s", &|x| x.times.starting),
         time_col("running_s", &|x| x.times.running),
+        time_col("holding_s", &|x| x.times.holding),
         time_col("transferring_s", &|x| x.times.transferring),
         time_col("final_s", &|x| x.times.end),
     ]

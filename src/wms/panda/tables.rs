@@ -86,6 +86,8 @@ pub struct StatusTimes {
     /// `sent` / `starting`: the pilot got the job (the model starts the payload at once).
     pub starting: Option<SimTime>,
     pub running: Option<SimTime>,
+    /// The pilot reported the payload's end; the Adder has not processed it yet.
+    pub holding: Option<SimTime>,
     pub transferring: Option<SimTime>,
     /// Final: finished, failed or closed.
     pub end: Option<SimTime>,
@@ -259,6 +261,7 @@ impl Tables {
             PStatus::Activated => t.activated = Some(now),
             PStatus::Sent | PStatus::Starting => t.starting = Some(now),
             PStatus::Running => t.running = Some(now),
+            PStatus::Holding => t.holding = Some(now),
             PStatus::Transferring => t.transferring = Some(now),
             PStatus::Finished | PStatus::Failed | PStatus::Closed | PStatus::Cancelled => t.end = Some(now),
             _ => {}
