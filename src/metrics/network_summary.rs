@@ -12,17 +12,16 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::percentile;
+use super::summary::WaitStats;
 use crate::engine::SimTime;
 use crate::grid::network::{Network, TransferStatus};
 
 /// Transfer times, s: from submission to the last byte's arrival, of the transfers that arrived.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DurationStats {
-    pub n: u64,
-    pub mean: Option<f64>,
-    pub p50: Option<f64>,
-    pub p95: Option<f64>,
+    /// n, mean, p50, p95.
+    #[serde(flatten)]
+    pub stats: WaitStats,
     pub max: Option<f64>,
 }
 
@@ -62,20 +61,9 @@ pub struct NetworkSummary {
     pub links: BTreeMap<String, LinkSummary>,
 }
 
-fn finite(v: f64) -> Option<f64> {
-    v.is_finite().then_some(v)
-}
-
-fn durations(mut v: Vec<f64>) -> DurationStats {
-    v.sort_by(f64::total_cmp);
-    let mean = if v.is_empty() { f64::NAN } else { v.iter().sum::<f64>() / v.len() as f64 };
-    DurationStats {
-        n: v.len() as u64,
-        mean: finite(mean),
-        p50: finite(percentile(&v, 0.5)),
-        p95: finite(percentile(&v, 0.95)),
-        max: v.last().copied(),
-    }
+fn durations(v: Vec<f64>) -> DurationStats {
+    let max = v.iter().copied().reduce(f64::max);
+    DurationStats { stats: WaitStats::of(v), max }
 }
 
 /// Peak, time average over `[0, end]` and final value of a count that steps by `changes`
@@ -203,8 +191,8 @@ mod tests {
     #[test]
     fn durations_of_nothing_are_null() {
         let d = durations(Vec::new());
-        assert_eq!((d.n, d.mean, d.p50, d.p95, d.max), (0, None, None, None, None));
+        assert_eq!((d.stats.n, d.stats.mean, d.stats.p50, d.stats.p95, d.max), (0, None, None, None, None));
         let d = durations(vec![30.0, 10.0, 20.0]);
-        assert_eq!((d.n, d.mean, d.p50, d.max), (3, Some(20.0), Some(20.0), Some(30.0)));
+        assert_eq!((d.stats.n, d.stats.mean, d.stats.p50, d.max), (3, Some(20.0), Some(20.0), Some(30.0)));
     }
 }

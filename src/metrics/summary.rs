@@ -44,7 +44,8 @@ pub struct PilotSummary {
     pub refused: u64,
 }
 
-/// Waiting-time statistics (seconds from submission to match).
+/// Statistics of some durations, s: waiting times (submission to match) here, transfer times
+/// and turnarounds elsewhere ([`WaitStats::of`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WaitStats {
     pub n: u64,
@@ -125,14 +126,17 @@ fn finite(v: f64) -> Option<f64> {
     v.is_finite().then_some(v)
 }
 
-fn wait_stats(mut v: Vec<f64>) -> WaitStats {
-    v.sort_by(f64::total_cmp);
-    let mean = if v.is_empty() { f64::NAN } else { v.iter().sum::<f64>() / v.len() as f64 };
-    WaitStats {
-        n: v.len() as u64,
-        mean: finite(mean),
-        p50: finite(percentile(&v, 0.5)),
-        p95: finite(percentile(&v, 0.95)),
+impl WaitStats {
+    /// Count, mean, median and 95th percentile of `v` (null statistics when it is empty).
+    pub fn of(mut v: Vec<f64>) -> WaitStats {
+        v.sort_by(f64::total_cmp);
+        let mean = if v.is_empty() { f64::NAN } else { v.iter().sum::<f64>() / v.len() as f64 };
+        WaitStats {
+            n: v.len() as u64,
+            mean: finite(mean),
+            p50: finite(percentile(&v, 0.5)),
+            p95: finite(percentile(&v, 0.95)),
+        }
     }
 }
 
@@ -195,7 +199,7 @@ pub fn build(run: &mut RunData) -> Summary {
             }
         }
     }
-    let wait_stats: Vec<WaitStats> = entity_waits.into_iter().map(wait_stats).collect();
+    let wait_stats: Vec<WaitStats> = entity_waits.into_iter().map(WaitStats::of).collect();
     let mut entities = BTreeMap::new();
     let (mut max_dev, mut converged, mut all_converge) = (None::<f64>, None::<f64>, true);
     let mut ratios = Vec::new();

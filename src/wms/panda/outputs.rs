@@ -158,16 +158,8 @@ pub(super) fn brokerage_table(w: &PandaWms) -> crate::metrics::Table {
 }
 
 /// `{n, mean, p50, p95}` of some durations, s (null statistics when there are none).
-fn duration_stats(mut v: Vec<f64>) -> serde_json::Value {
-    v.sort_by(f64::total_cmp);
-    let fin = |y: f64| y.is_finite().then_some(y);
-    let mean = if v.is_empty() { f64::NAN } else { v.iter().sum::<f64>() / v.len() as f64 };
-    serde_json::json!({
-        "n": v.len(),
-        "mean": fin(mean),
-        "p50": fin(crate::metrics::percentile(&v, 0.5)),
-        "p95": fin(crate::metrics::percentile(&v, 0.95)),
-    })
+fn duration_stats(v: Vec<f64>) -> serde_json::Value {
+    serde_json::to_value(crate::metrics::summary::WaitStats::of(v)).unwrap_or_default()
 }
 
 /// Per gshare leaf, what a physicist waits for: a task's turnaround (arrival → its last job
