@@ -67,6 +67,11 @@ fn defaults_of_a_bare_startd_factory() {
     assert_eq!((*vms, *pilot_interval_s, *cycle_s), (2, 300.0, 60.0));
     assert_eq!(lifetime, &Distribution::Exponential { mean: 14_400.0 });
     assert_eq!((standby, on_removal), (&StandbyPolicy::Fixed(1), &OnRemoval::Requeue));
+    // The adaptive controller with every default, as the README writes it.
+    let s = quick_with(r#"Startd(site: "LCG.RAL.uk", standby: Adaptive(()))"#).unwrap();
+    assert_eq!(validate(&s), vec![]);
+    let FactoryConfig::Startd { standby, .. } = &s.factory[0] else { panic!() };
+    assert_eq!(standby, &StandbyPolicy::Adaptive(AdaptiveSettings::default()));
 }
 
 #[test]
