@@ -13,7 +13,8 @@
 //! wms                the WMS boundary (news in, actions out) and its implementations: dirac, panda, push
 //! metrics            the recorder (observes only), summaries, Parquet tables
 //! scenario           scenario files, validation, imports (DIRAC cfg, CRIC), generated scenarios
-//! dirac, panda       the DIRAC and PanDA decision modules (and gdpconfig): pure, engine-agnostic
+//! dirac, panda,      the DIRAC and PanDA decision modules (and gdpconfig), and seed 003's pilot
+//! factory            factory (generic and startd pilots, standby policies): pure, engine-agnostic
 //! grid, workload     the neutral model: CEs and pilots, network transfers, storage; jobs,
 //!                    accounting, share entities
 //! ids                job, pilot, CE, site, entity and WMS ids
@@ -25,6 +26,7 @@
 
 pub mod dirac;
 pub mod engine;
+pub mod factory;
 pub mod grid;
 pub mod ids;
 pub mod metrics;

@@ -9,6 +9,7 @@ pub mod cric;
 pub mod dirac;
 pub mod dirac_cfg;
 pub mod expect;
+pub mod factory;
 pub mod generate;
 pub mod generate_atlas;
 pub mod limits;

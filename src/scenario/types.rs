@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::dirac::DiracConfig;
 use super::expect::Expectations;
+use super::factory::FactoryConfig;
 use super::panda::PandaConfig;
 pub use crate::engine::distribution::Distribution;
 pub use crate::grid::config::{Ce, GpuInventory, Link, Site, Storage};
@@ -42,13 +43,17 @@ pub struct Scenario {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub storages: Vec<Storage>,
     /// The DIRAC WMS: groups, task queues, matcher, priorities, director. At least one WMS
-    /// section (`dirac` or `panda`) is required (`factory:` comes next).
+    /// section (`dirac` or `panda`) is required.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dirac: Option<DiracConfig>,
     /// The PanDA WMS: queues, nuclei, gshares, gdpconfig, Harvester and its workload
     /// (`scenario::panda`), run by `wms::panda` alone or beside DIRAC.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub panda: Option<PandaConfig>,
+    /// Pilot factories (seed 003; `scenario::factory`): generic or startd pilots for a site's CEs,
+    /// for DIRAC or a PanDA queue. Read and validated, not simulated yet.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub factory: Vec<FactoryConfig>,
     /// Job streams submitted during the run (DIRAC's; empty for a PanDA-only scenario).
     #[serde(default)]
     pub workload: Vec<JobStream>,

@@ -209,6 +209,7 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
     }
     let storages = storages(&mut c, s, &sites);
 
+    super::factory::check(&mut c, s);
     // The WMS sections: at least one.
     if let Some(p) = &s.panda {
         super::panda::check::check(&mut c, s, p, &sites, &storages);
@@ -406,6 +407,7 @@ pub fn warnings(s: &Scenario) -> Vec<Problem> {
     if let Some(p) = &s.panda {
         out.extend(super::panda::check::warnings(s, p));
     }
+    out.extend(super::factory::warnings(s));
     let Some(d) = &s.dirac else { return out };
     let sc = &d.share_corrections;
     if sc.enabled && d.rules().corrector_variant == CorrectorVariant::Dirac9 {

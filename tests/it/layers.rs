@@ -9,7 +9,7 @@ const LAYERS: &[&[&str]] = &[
     &["engine"],
     &["ids"],
     &["grid", "workload"],
-    &["dirac", "panda"],
+    &["dirac", "panda", "factory"],
     &["scenario"],
     &["metrics"],
     &["wms"],
