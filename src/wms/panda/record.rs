@@ -123,6 +123,16 @@ impl Records {
         self.rows.len() - 1
     }
 
+    /// Rows of `brokerage.parquet`: one per candidate, and one for each decision that looked
+    /// at none (so that its pending reason is in the table).
+    pub fn table_rows(&self) -> usize {
+        let mut with_rows = vec![false; self.decisions.len()];
+        for row in &self.rows {
+            with_rows[row.decision as usize] = true;
+        }
+        self.rows.len() + with_rows.iter().filter(|&&has| !has).count()
+    }
+
     /// Row `r` received a job: it becomes chosen.
     pub fn gave_job(&mut self, r: usize) {
         let row = &mut self.rows[r];
