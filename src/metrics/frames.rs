@@ -30,7 +30,7 @@ fn with_extras(mut cols: Vec<Column>, extras: &[ExtraColumn]) -> PolarsResult<Da
             ExtraValues::U64(v) => col(&x.name, v.clone()),
             ExtraValues::F64(v) => col(&x.name, v.clone()),
             ExtraValues::Bool(v) => col(&x.name, v.clone()),
-            ExtraValues::Str(v) => col(&x.name, v.clone()),
+            ExtraValues::Str(v) => col(&x.name, v.as_slice()),
         });
     }
     DataFrame::new_infer_height(cols)

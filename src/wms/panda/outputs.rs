@@ -112,6 +112,7 @@ pub(super) fn check_invariants(w: &PandaWms, jobs: &[Job]) -> Vec<String> {
 pub(super) fn brokerage_table(w: &PandaWms) -> crate::metrics::Table {
     use super::record::{Row, Verdict};
     let r = &w.record;
+    let text = |i: u32| r.strings.get(i);
     // A decision that looked at no candidate (a throttled analysis task, a task-level error)
     // still gets one row, with an empty candidate, so that its pending reason is in the table.
     let mut placeholders: Vec<Row> = Vec::new();
@@ -123,13 +124,14 @@ pub(super) fn brokerage_table(w: &PandaWms) -> crate::metrics::Table {
         if !has {
             placeholders.push(Row {
                 decision: d as u32,
-                candidate: String::new(),
-                verdict: Verdict::Skipped,
-                stage: String::new(),
-                reason: String::new(),
-                temporary: false,
-                weight: None,
+                candidate: 0,
+                stage: 0,
+                reason: 0,
                 jobs: 0,
+                weight: 0.0,
+                weighed: false,
+                temporary: false,
+                verdict: Verdict::Skipped,
             });
         }
     }
@@ -138,20 +140,20 @@ pub(super) fn brokerage_table(w: &PandaWms) -> crate::metrics::Table {
     let dec = |row: &Row| &r.decisions[row.decision as usize];
     let s = |f: &dyn Fn(&Row) -> String| ExtraValues::Str(rows.iter().map(|x| Some(f(x))).collect());
     let col = |name: &str, values| ExtraColumn { name: name.into(), values };
-    let verdict = |x: &Row| if x.candidate.is_empty() { "none".to_string() } else { x.verdict.as_str().to_string() };
+    let verdict = |x: &Row| if text(x.candidate).is_empty() { "none" } else { x.verdict.as_str() }.to_string();
     let columns = vec![
         col("brokerage_id", ExtraValues::U32(rows.iter().map(|x| Some(x.decision)).collect())),
         col("time_s", ExtraValues::F64(rows.iter().map(|x| Some(dec(x).time.as_secs_f64())).collect())),
         col("kind", s(&|x| dec(x).kind.as_str().to_string())),
         col("jedi_task_id", ExtraValues::U32(rows.iter().map(|x| Some(dec(x).task + 1)).collect())),
-        col("candidate", s(&|x| x.candidate.clone())),
+        col("candidate", s(&|x| text(x.candidate).to_string())),
         col("verdict", s(&verdict)),
-        col("stage", s(&|x| x.stage.clone())),
-        col("reason", s(&|x| x.reason.clone())),
+        col("stage", s(&|x| text(x.stage).to_string())),
+        col("reason", s(&|x| text(x.reason).to_string())),
         col("temporary", ExtraValues::Bool(rows.iter().map(|x| Some(x.temporary)).collect())),
-        col("weight", ExtraValues::F64(rows.iter().map(|x| x.weight).collect())),
+        col("weight", ExtraValues::F64(rows.iter().map(|x| x.weight()).collect())),
         col("jobs", ExtraValues::U32(rows.iter().map(|x| Some(x.jobs)).collect())),
-        col("pending", ExtraValues::Str(rows.iter().map(|x| dec(x).pending.clone()).collect())),
+        col("pending", ExtraValues::Str(rows.iter().map(|x| r.pending(dec(x)).map(str::to_string)).collect())),
     ];
     crate::metrics::Table { name: "brokerage".into(), columns }
 }
@@ -269,7 +271,7 @@ pub(super) fn summary(w: &PandaWms, jobs: &[Job]) -> serde_json::Value {
     // Why decisions chose nothing, by message with its numbers masked (`#`), per kind.
     let mut why: BTreeMap<String, u64> = BTreeMap::new();
     for d in &w.record.decisions {
-        if let Some(r) = &d.pending {
+        if let Some(r) = w.record.pending(d) {
             let masked: String = r.chars().map(|c| if c.is_ascii_digit() { '#' } else { c }).collect();
             *why.entry(format!("{}: {masked}", d.kind.as_str())).or_default() += 1;
         }
