@@ -90,6 +90,11 @@ impl Strings {
         &self.list[i as usize]
     }
 
+    /// Every text, by id (for a coded output column).
+    pub fn texts(&self) -> Vec<String> {
+        self.list.iter().map(|t| t.to_string()).collect()
+    }
+
     /// Distinct texts kept.
     pub fn len(&self) -> usize {
         self.list.len()
