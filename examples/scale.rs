@@ -1,16 +1,20 @@
-//! The scale benchmark (issue 13 item 1): per size of the generated DIRAC week
-//! (`scenario::generate`, `pilotsim generate scale`), the time of each phase of a run — load
-//! (parse + validate), simulate, check (invariants), write (every output) — the simulation's
-//! cost per event, and memory: the peak of the process, and the growth during the simulation
-//! per job.
+//! The scale benchmark (issue 13 items 1 and 6): per size of a generated week — `--kind dirac`
+//! (default), the DIRAC week of `scenario::generate` (`pilotsim generate scale`), or `--kind
+//! atlas`, the ATLAS week under PanDA of `scenario::generate_atlas` (`pilotsim generate atlas`)
+//! — the time of each phase of a run — load (parse + validate), simulate, check (invariants),
+//! write (every output) — the simulation's cost per event, and memory: the peak of the process,
+//! and the growth during the simulation per job.
 //!
 //! ```text
-//! cargo run --release --example scale -- [--sizes 1e4,1e5,1e6] [--runs 3] [--no-write] [--out DIR]
+//! cargo run --release --example scale -- [--kind dirac|atlas] [--sizes 1e4,1e5,1e6] [--runs 3] [--no-write] [--out DIR]
 //! ```
 //!
 //! Each size runs in a child process of its own (so peak memory is that size's), `--runs`
 //! times; the table gives medians (memory of the first run; it is deterministic up to the
-//! allocator). Prints a Markdown table for the README's performance section.
+//! allocator). Prints a Markdown table for the README's performance section. The PanDA table
+//! adds the jobs PanDA created (the size is the generator's `--jobs`; JEDI creates about half of
+//! them within the week), the rows of `brokerage.parquet` and the transfers on the network, and
+//! gives the memory per created job.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -23,10 +27,15 @@ use pilotsim::run::Finished;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
+    let kind = match value("--kind").as_deref() {
+        None | Some("dirac") => Kind::Dirac,
+        Some("atlas") => Kind::Atlas,
+        Some(k) => fail(&format!("unknown --kind {k:?} (dirac or atlas)")),
+    };
     if let Some(n) = value("--one") {
         let jobs = parse_count(&n);
         let out = value("--out").map(PathBuf::from);
-        one(jobs, out);
+        one(kind, jobs, out);
         return;
     }
     let sizes: Vec<u64> =
@@ -35,17 +44,27 @@ fn main() {
     let write = !args.iter().any(|a| a == "--no-write");
     let out_root = value("--out").map_or_else(|| std::env::temp_dir().join("pilotsim-scale"), PathBuf::from);
     let exe = std::env::current_exe().expect("own path");
-    println!(
-        "| jobs | events | load s | simulate s | ns/event | check s | write s | whole s | peak MiB | sim bytes/job |"
-    );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    match kind {
+        Kind::Dirac => {
+            println!(
+                "| jobs | events | load s | simulate s | ns/event | check s | write s | whole s | peak MiB | sim bytes/job |"
+            );
+            println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        }
+        Kind::Atlas => {
+            println!(
+                "| --jobs | PanDA jobs | events | brokerage rows | transfers | load s | simulate s | ns/event | check s | write s | whole s | peak MiB | sim bytes/job |"
+            );
+            println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        }
+    }
     for jobs in sizes {
         let mut rows: Vec<Row> = Vec::new();
         for _ in 0..runs {
             let mut cmd = Command::new(&exe);
-            cmd.args(["--one", &jobs.to_string()]);
+            cmd.args(["--one", &jobs.to_string(), "--kind", kind.name()]);
             if write {
-                cmd.arg("--out").arg(out_root.join(format!("scale_{jobs}")));
+                cmd.arg("--out").arg(out_root.join(format!("{}_{jobs}", kind.name())));
             }
             let t = Instant::now();
             let output = cmd.output().expect("run the child");
@@ -64,9 +83,18 @@ fn main() {
             v[v.len() / 2]
         };
         let r0 = &rows[0];
+        let lead = match kind {
+            Kind::Dirac => format!("| {jobs} | {} |", r0.events),
+            Kind::Atlas => {
+                format!("| {jobs} | {} | {} | {} | {} |", r0.jobs, r0.events, r0.brokerage_rows, r0.transfers)
+            }
+        };
+        let per_job = match kind {
+            Kind::Dirac => jobs as f64,
+            Kind::Atlas => r0.jobs.max(1) as f64,
+        };
         println!(
-            "| {jobs} | {} | {:.2} | {:.2} | {:.0} | {:.2} | {:.2} | {:.2} | {:.0} | {:.0} |",
-            r0.events,
+            "{lead} {:.2} | {:.2} | {:.0} | {:.2} | {:.2} | {:.2} | {:.0} | {:.0} |",
             med(|r| r.load),
             med(|r| r.simulate),
             med(|r| r.simulate * 1e9 / r.events as f64),
@@ -74,14 +102,54 @@ fn main() {
             med(|r| r.write),
             med(|r| r.whole),
             r0.peak_kib / 1024.0,
-            r0.sim_growth_kib * 1024.0 / jobs as f64,
+            r0.sim_growth_kib * 1024.0 / per_job,
         );
     }
 }
 
+/// Which generated week.
+#[derive(Clone, Copy)]
+enum Kind {
+    /// `pilotsim generate scale`: DIRAC.
+    Dirac,
+    /// `pilotsim generate atlas`: PanDA on the ATLAS grid.
+    Atlas,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Dirac => "dirac",
+            Kind::Atlas => "atlas",
+        }
+    }
+
+    /// The scenario's RON text at `jobs` jobs.
+    fn scenario(self, jobs: u64) -> String {
+        match self {
+            Kind::Dirac => pilotsim::scenario::generate::scale_scenario(jobs),
+            Kind::Atlas => pilotsim::scenario::generate_atlas::atlas_scenario(jobs)
+                .unwrap_or_else(|e| fail(&format!("generate atlas: {e}"))),
+        }
+    }
+}
+
+/// Rows of the PanDA instance's `brokerage.parquet` (0 without PanDA).
+fn brokerage_rows(world: &pilotsim::sim::World) -> usize {
+    world
+        .wms
+        .iter()
+        .filter_map(|w| {
+            let any: &dyn std::any::Any = w.as_ref();
+            any.downcast_ref::<pilotsim::wms::panda::PandaWms>()
+        })
+        .map(|p| p.record.table_rows())
+        .sum()
+}
+
 /// One size in this process: prints `key=value` lines.
-fn one(jobs: u64, out: Option<PathBuf>) {
-    let text = pilotsim::scenario::generate::scale_scenario(jobs);
+fn one(kind: Kind, jobs: u64, out: Option<PathBuf>) {
+    let text = kind.scenario(jobs);
     let base = status_kib("VmRSS:");
     let t = Instant::now();
     let loaded = pilotsim::scenario::load_str(&text, "generated").unwrap_or_else(|e| fail(&e.to_string()));
@@ -98,6 +166,9 @@ fn one(jobs: u64, out: Option<PathBuf>) {
         fail(&broken[0]);
     }
     let events = world.core.events;
+    println!("jobs={}", world.core.jobs.len());
+    println!("brokerage_rows={}", brokerage_rows(&world));
+    println!("transfers={}", world.core.network.transfer_count());
     let mut write = 0.0;
     if let Some(dir) = out {
         let meta = RunMeta {
@@ -127,6 +198,9 @@ fn one(jobs: u64, out: Option<PathBuf>) {
 #[derive(Default)]
 struct Row {
     events: u64,
+    jobs: u64,
+    brokerage_rows: u64,
+    transfers: u64,
     load: f64,
     simulate: f64,
     check: f64,
@@ -144,6 +218,9 @@ impl Row {
             let x: f64 = v.trim().parse().unwrap_or(f64::NAN);
             match k {
                 "events" => r.events = x as u64,
+                "jobs" => r.jobs = x as u64,
+                "brokerage_rows" => r.brokerage_rows = x as u64,
+                "transfers" => r.transfers = x as u64,
                 "load" => r.load = x,
                 "simulate" => r.simulate = x,
                 "check" => r.check = x,

@@ -26,11 +26,14 @@ where
 fn with_extras(mut cols: Vec<Column>, extras: &[ExtraColumn]) -> PolarsResult<DataFrame> {
     for x in extras {
         cols.push(match &x.values {
-            ExtraValues::U32(v) => col(&x.name, v.clone()),
-            ExtraValues::U64(v) => col(&x.name, v.clone()),
-            ExtraValues::F64(v) => col(&x.name, v.clone()),
-            ExtraValues::Bool(v) => col(&x.name, v.clone()),
-            ExtraValues::Str(v) => col(&x.name, v.clone()),
+            ExtraValues::U32(v) => col(&x.name, v.as_slice()),
+            ExtraValues::U64(v) => col(&x.name, v.as_slice()),
+            ExtraValues::F64(v) => col(&x.name, v.as_slice()),
+            ExtraValues::Bool(v) => col(&x.name, v.as_slice()),
+            ExtraValues::Str(v) => col(&x.name, v.as_slice()),
+            ExtraValues::Coded { texts, codes } => {
+                col(&x.name, codes.iter().map(|c| c.map(|i| texts[i as usize].as_str())).collect::<Vec<_>>())
+            }
         });
     }
     DataFrame::new_infer_height(cols)

@@ -39,6 +39,13 @@ pub enum ExtraValues {
     F64(Vec<Option<f64>>),
     Bool(Vec<Option<bool>>),
     Str(Vec<Option<String>>),
+    /// A string column of few distinct texts and many rows (PanDA's brokerage table): each row
+    /// is an index into `texts`, so a text is kept once however many rows repeat it. Written
+    /// exactly as the same `Str` column would be; columns may share their texts.
+    Coded {
+        texts: std::sync::Arc<[String]>,
+        codes: Vec<Option<u32>>,
+    },
 }
 
 /// A column a WMS adds to an output table (a DIRAC task-queue id, a pilot's kind).

@@ -166,19 +166,19 @@ impl PandaWms {
         let dec = self.record.decision(now, DecisionKind::Analysis, id);
         if let Some(reason) = throttled {
             // SC_WAITING: tried again next cycle, not a pending brokerage.
-            self.record.decisions[dec as usize].pending = Some(format!("throttled: {reason}"));
+            self.record.set_pending(dec, &format!("throttled: {reason}"));
             return 0;
         }
         let Some(b) = outcome else { return 0 };
         for s in &b.skips {
             let name = &self.cfg.queues[s.queue].name;
-            self.record.skipped(dec, name, format!("loop {}", s.loop_index), s.reason.to_string(), false);
+            self.record.skipped(dec, name, format_args!("loop {}", s.loop_index), &s.reason, false);
         }
         let chosen = match &b.outcome {
             Outcome::Selected(c) if !c.is_empty() => c.clone(),
             _ => {
-                self.record.decisions[dec as usize].pending =
-                    Some(format!("no candidate PQ: pending for {} min", anal_broker::PENDING_RETRY_S / 60));
+                let why = format!("no candidate PQ: pending for {} min", anal_broker::PENDING_RETRY_S / 60);
+                self.record.set_pending(dec, &why);
                 self.tables.tasks[id as usize].retry_at =
                     now + crate::engine::SimDuration::from_secs(anal_broker::PENDING_RETRY_S);
                 return 0;

@@ -135,7 +135,7 @@ impl PandaWms {
                 );
                 let dec = self.record.decision(now, DecisionKind::Task, id);
                 for s in b.skipped() {
-                    self.record.skipped(dec, s.name, format!("{:?}", s.reason.stage()), s.reason.to_string(), false);
+                    self.record.skipped(dec, s.name, format_args!("{:?}", s.reason.stage()), &s.reason, false);
                 }
                 match &b {
                     Brokerage::Assigned(a) => {
@@ -147,7 +147,7 @@ impl PandaWms {
                         self.record.weighed(dec, &self.cfg.nuclei[*nucleus].site, 0.0, true);
                     }
                     Brokerage::Pending(pending) => {
-                        self.record.decisions[dec as usize].pending = Some(pending.reason.to_string());
+                        self.record.set_pending(dec, &pending.reason.to_string());
                     }
                 }
                 match b.chosen() {
@@ -263,7 +263,7 @@ impl PandaWms {
         // The dataset-completeness step: a task-level temporary error before any PQ filter.
         if let Some(err) = self.prod_view.completeness(k).and_then(|c| c.error.clone()) {
             let dec = self.record.decision(now, DecisionKind::Job, id);
-            self.record.decisions[dec as usize].pending = Some(err);
+            self.record.set_pending(dec, &err);
             self.tables.tasks[id as usize].retry_at = now + PROD_PENDING;
             return 0;
         }
@@ -280,11 +280,11 @@ impl PandaWms {
         };
         let dec = self.record.decision(now, DecisionKind::Job, id);
         for s in &result.skipped {
-            self.record.skipped(dec, &s.name, format!("{:?}", s.stage), s.reason.to_string(), s.temporary);
+            self.record.skipped(dec, &s.name, format_args!("{:?}", s.stage), &s.reason, s.temporary);
         }
         let cands: &[Candidate] = result.candidates();
         if cands.is_empty() {
-            self.record.decisions[dec as usize].pending = Some("no candidate PQ: pending for 1 hour".into());
+            self.record.set_pending(dec, "no candidate PQ: pending for 1 hour");
             self.tables.tasks[id as usize].retry_at = now + PROD_PENDING;
             return 0;
         }
@@ -324,8 +324,7 @@ impl PandaWms {
         if made == 0 && self.record.decisions[dec as usize].pending.is_none() {
             // getOneSiteCandidate found no candidate that can accept jobs: JEDI tries again
             // at its next cycle.
-            self.record.decisions[dec as usize].pending =
-                Some("no site candidate can accept jobs (nRunningJobsCap <= nQueuedJobs)".into());
+            self.record.set_pending(dec, "no site candidate can accept jobs (nRunningJobsCap <= nQueuedJobs)");
         }
         made
     }

@@ -111,8 +111,9 @@ pub(super) fn check_invariants(w: &PandaWms, jobs: &[Job]) -> Vec<String> {
 /// (the filter), `reason` (PanDA's message), `temporary`, `weight`, `jobs` (jobs it received),
 /// `pending` (why the decision chose nothing).
 pub(super) fn brokerage_table(w: &PandaWms) -> crate::metrics::Table {
-    use super::record::{Row, Verdict};
+    use super::record::{DecisionKind, Row, Verdict};
     let r = &w.record;
+    let text = |i: u32| r.strings.get(i);
     // A decision that looked at no candidate (a throttled analysis task, a task-level error)
     // still gets one row, with an empty candidate, so that its pending reason is in the table.
     let mut placeholders: Vec<Row> = Vec::new();
@@ -124,35 +125,51 @@ pub(super) fn brokerage_table(w: &PandaWms) -> crate::metrics::Table {
         if !has {
             placeholders.push(Row {
                 decision: d as u32,
-                candidate: String::new(),
-                verdict: Verdict::Skipped,
-                stage: String::new(),
-                reason: String::new(),
-                temporary: false,
-                weight: None,
+                candidate: 0,
+                stage: 0,
+                reason: 0,
                 jobs: 0,
+                weight: 0.0,
+                weighed: false,
+                temporary: false,
+                verdict: Verdict::Skipped,
             });
         }
     }
     let mut rows: Vec<&Row> = r.rows.iter().chain(&placeholders).collect();
     rows.sort_by_key(|x| x.decision); // stable: a decision's rows keep their order
     let dec = |row: &Row| &r.decisions[row.decision as usize];
-    let s = |f: &dyn Fn(&Row) -> String| ExtraValues::Str(rows.iter().map(|x| Some(f(x))).collect());
+    // The string columns are codes into the record's texts, or into a short list of their own.
+    let texts: std::sync::Arc<[String]> = r.strings.texts().into();
+    let coded = |f: &dyn Fn(&Row) -> Option<u32>| ExtraValues::Coded {
+        texts: texts.clone(),
+        codes: rows.iter().map(|x| f(x)).collect(),
+    };
+    let own = |list: &[&str], f: &dyn Fn(&Row) -> u32| ExtraValues::Coded {
+        texts: list.iter().map(|t| t.to_string()).collect::<Vec<_>>().into(),
+        codes: rows.iter().map(|x| Some(f(x))).collect(),
+    };
     let col = |name: &str, values| ExtraColumn { name: name.into(), values };
-    let verdict = |x: &Row| if x.candidate.is_empty() { "none".to_string() } else { x.verdict.as_str().to_string() };
+    const KINDS: [DecisionKind; 3] = [DecisionKind::Task, DecisionKind::Job, DecisionKind::Analysis];
+    const VERDICTS: [&str; 4] = ["chosen", "candidate", "skipped", "none"];
+    let kind = |x: &Row| KINDS.iter().position(|&k| k == dec(x).kind).unwrap_or(0) as u32;
+    let verdict = |x: &Row| {
+        let v = if text(x.candidate).is_empty() { "none" } else { x.verdict.as_str() };
+        VERDICTS.iter().position(|&s| s == v).unwrap_or(0) as u32
+    };
     let columns = vec![
         col("brokerage_id", ExtraValues::U32(rows.iter().map(|x| Some(x.decision)).collect())),
         col("time_s", ExtraValues::F64(rows.iter().map(|x| Some(dec(x).time.as_secs_f64())).collect())),
-        col("kind", s(&|x| dec(x).kind.as_str().to_string())),
+        col("kind", own(&KINDS.map(DecisionKind::as_str), &kind)),
         col("jedi_task_id", ExtraValues::U32(rows.iter().map(|x| Some(dec(x).task + 1)).collect())),
-        col("candidate", s(&|x| x.candidate.clone())),
-        col("verdict", s(&verdict)),
-        col("stage", s(&|x| x.stage.clone())),
-        col("reason", s(&|x| x.reason.clone())),
+        col("candidate", coded(&|x| Some(x.candidate))),
+        col("verdict", own(&VERDICTS, &verdict)),
+        col("stage", coded(&|x| Some(x.stage))),
+        col("reason", coded(&|x| Some(x.reason))),
         col("temporary", ExtraValues::Bool(rows.iter().map(|x| Some(x.temporary)).collect())),
-        col("weight", ExtraValues::F64(rows.iter().map(|x| x.weight).collect())),
+        col("weight", ExtraValues::F64(rows.iter().map(|x| x.weight()).collect())),
         col("jobs", ExtraValues::U32(rows.iter().map(|x| Some(x.jobs)).collect())),
-        col("pending", ExtraValues::Str(rows.iter().map(|x| dec(x).pending.clone()).collect())),
+        col("pending", coded(&|x| dec(x).pending)),
     ];
     crate::metrics::Table { name: "brokerage".into(), columns }
 }
@@ -262,7 +279,7 @@ pub(super) fn summary(w: &PandaWms, jobs: &[Job]) -> serde_json::Value {
     // Why decisions chose nothing, by message with its numbers masked (`#`), per kind.
     let mut why: BTreeMap<String, u64> = BTreeMap::new();
     for d in &w.record.decisions {
-        if let Some(r) = &d.pending {
+        if let Some(r) = w.record.pending(d) {
             let masked: String = r.chars().map(|c| if c.is_ascii_digit() { '#' } else { c }).collect();
             *why.entry(format!("{}: {masked}", d.kind.as_str())).or_default() += 1;
         }

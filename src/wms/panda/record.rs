@@ -2,6 +2,15 @@
 //! one [`Decision`] per brokerage (a task to a nucleus, a bunch of a task's jobs to PQs, an
 //! analysis bunch to PQs) and one [`Row`] per candidate it looked at: chosen, kept as a
 //! candidate with its weight, or skipped by a named filter with PanDA's message.
+//!
+//! A week of the ATLAS grid makes millions of rows, most of them the same PQ skipped for the
+//! same reason, so a row keeps its texts (candidate, stage, reason, pending) as numbers into one
+//! table of distinct strings ([`Strings`]): 32 bytes a row instead of ~100 plus three heap
+//! strings, and a skip's message is formatted into a reused buffer, allocated only the first
+//! time it is seen.
+
+use std::collections::HashMap;
+use std::fmt::{self, Write};
 
 use crate::engine::SimTime;
 
@@ -47,6 +56,56 @@ impl Verdict {
     }
 }
 
+/// The distinct texts of the records, each kept once and named by its index. Id 0 is the
+/// empty string. The map only finds a text's id; the texts are read by index, in the order
+/// they were first seen, so nothing in the outputs depends on the map's order.
+#[derive(Debug, Clone)]
+pub struct Strings {
+    list: Vec<Box<str>>,
+    ids: HashMap<Box<str>, u32>,
+}
+
+impl Default for Strings {
+    fn default() -> Self {
+        let mut s = Self { list: Vec::new(), ids: HashMap::new() };
+        s.id("");
+        s
+    }
+}
+
+impl Strings {
+    /// The id of `text`, added if new.
+    pub fn id(&mut self, text: &str) -> u32 {
+        if let Some(&i) = self.ids.get(text) {
+            return i;
+        }
+        let i = self.list.len() as u32;
+        self.list.push(text.into());
+        self.ids.insert(text.into(), i);
+        i
+    }
+
+    /// The text of id `i`.
+    pub fn get(&self, i: u32) -> &str {
+        &self.list[i as usize]
+    }
+
+    /// Every text, by id (for a coded output column).
+    pub fn texts(&self) -> Vec<String> {
+        self.list.iter().map(|t| t.to_string()).collect()
+    }
+
+    /// Distinct texts kept.
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// Never true: the empty string is always there.
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+}
+
 /// One brokerage.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decision {
@@ -56,28 +115,39 @@ pub struct Decision {
     pub task: u32,
     /// Jobs it placed (job brokerage), 0 for task brokerage.
     pub jobs: u32,
-    /// Pending: why nothing was chosen (PanDA's message).
-    pub pending: Option<String>,
+    /// Pending: why nothing was chosen (PanDA's message), as an id in [`Records::strings`].
+    pub pending: Option<u32>,
 }
 
-/// One candidate of a decision.
-#[derive(Debug, Clone, PartialEq)]
+/// One candidate of a decision (texts are ids in [`Records::strings`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Row {
     /// Index of its decision.
     pub decision: u32,
     /// Nucleus or PQ name.
-    pub candidate: String,
-    pub verdict: Verdict,
-    /// The filter or stage that skipped it (empty otherwise).
-    pub stage: String,
-    /// PanDA's log message for the skip (empty otherwise).
-    pub reason: String,
-    /// A temporary skip (the PQ is retried next cycle).
-    pub temporary: bool,
-    /// Its brokerage weight, if it was weighed.
-    pub weight: Option<f64>,
+    pub candidate: u32,
+    /// The filter or stage that skipped it (0, empty, otherwise).
+    pub stage: u32,
+    /// PanDA's log message for the skip (0, empty, otherwise).
+    pub reason: u32,
     /// Jobs it received (job brokerage).
     pub jobs: u32,
+    /// Its brokerage weight, if `weighed`.
+    pub weight: f64,
+    pub weighed: bool,
+    /// A temporary skip (the PQ is retried next cycle).
+    pub temporary: bool,
+    pub verdict: Verdict,
+}
+
+// The point of the compact row: keep it at 32 bytes.
+const _: () = assert!(std::mem::size_of::<Row>() == 32);
+
+impl Row {
+    /// Its weight, if it was weighed.
+    pub fn weight(&self) -> Option<f64> {
+        self.weighed.then_some(self.weight)
+    }
 }
 
 /// The decisions of a run.
@@ -85,6 +155,9 @@ pub struct Row {
 pub struct Records {
     pub decisions: Vec<Decision>,
     pub rows: Vec<Row>,
+    pub strings: Strings,
+    /// Formatting buffer of stages and reasons (no allocation per row).
+    scratch: String,
 }
 
 impl Records {
@@ -94,33 +167,74 @@ impl Records {
         (self.decisions.len() - 1) as u32
     }
 
-    /// A candidate that was skipped.
-    pub fn skipped(&mut self, decision: u32, candidate: &str, stage: String, reason: String, temporary: bool) {
+    /// Decision `d` chose nothing, for `reason`.
+    pub fn set_pending(&mut self, d: u32, reason: &str) {
+        let id = self.strings.id(reason);
+        self.decisions[d as usize].pending = Some(id);
+    }
+
+    /// The pending reason of a decision.
+    pub fn pending(&self, d: &Decision) -> Option<&str> {
+        d.pending.map(|i| self.strings.get(i))
+    }
+
+    /// The id of a formatted text.
+    fn format_id(&mut self, text: fmt::Arguments) -> u32 {
+        self.scratch.clear();
+        let _ = self.scratch.write_fmt(text);
+        self.strings.id(&self.scratch)
+    }
+
+    /// A candidate that was skipped at `stage` for `reason`.
+    pub fn skipped(
+        &mut self,
+        decision: u32,
+        candidate: &str,
+        stage: fmt::Arguments,
+        reason: &dyn fmt::Display,
+        temporary: bool,
+    ) {
+        let candidate = self.strings.id(candidate);
+        let stage = self.format_id(stage);
+        let reason = self.format_id(format_args!("{reason}"));
         self.rows.push(Row {
             decision,
-            candidate: candidate.to_string(),
-            verdict: Verdict::Skipped,
+            candidate,
             stage,
             reason,
-            temporary,
-            weight: None,
             jobs: 0,
+            weight: 0.0,
+            weighed: false,
+            temporary,
+            verdict: Verdict::Skipped,
         });
     }
 
     /// A candidate that was weighed; its row index.
     pub fn weighed(&mut self, decision: u32, candidate: &str, weight: f64, chosen: bool) -> usize {
+        let candidate = self.strings.id(candidate);
         self.rows.push(Row {
             decision,
-            candidate: candidate.to_string(),
-            verdict: if chosen { Verdict::Chosen } else { Verdict::Candidate },
-            stage: String::new(),
-            reason: String::new(),
-            temporary: false,
-            weight: Some(weight),
+            candidate,
+            stage: 0,
+            reason: 0,
             jobs: 0,
+            weight,
+            weighed: true,
+            temporary: false,
+            verdict: if chosen { Verdict::Chosen } else { Verdict::Candidate },
         });
         self.rows.len() - 1
+    }
+
+    /// Rows of `brokerage.parquet`: one per candidate, and one for each decision that looked
+    /// at none (so that its pending reason is in the table).
+    pub fn table_rows(&self) -> usize {
+        let mut with_rows = vec![false; self.decisions.len()];
+        for row in &self.rows {
+            with_rows[row.decision as usize] = true;
+        }
+        self.rows.len() + with_rows.iter().filter(|&&has| !has).count()
     }
 
     /// Row `r` received a job: it becomes chosen.
