@@ -134,22 +134,21 @@ impl PandaWms {
         let now = ctx.now();
         let cp = self.corepower(self.tables.jobs[i as usize].queue);
         self.tables.set_status(i, PStatus::Holding, now, cp);
-        self.holding.push(i);
-        if !self.adder_pending {
-            // A cycle with nothing to hold changes nothing, so only the cycles that find a
-            // holding job are run: the next tick strictly after now.
+        // A cycle with nothing to hold changes nothing, so only the cycles that find a holding
+        // job are run: the first job to hold sets the next tick strictly after now (a cycle
+        // takes every holding job, so a non-empty list always has its cycle set).
+        if self.holding.is_empty() {
             let period = SimDuration::from_secs_f64(self.cfg.agents.adder_s).as_millis().max(1);
             let next = SimTime::from_millis((now.as_millis() / period + 1).saturating_mul(period));
             ctx.set_timer(next, Timer { kind: super::ADDER, id: 0 });
-            self.adder_pending = true;
         }
+        self.holding.push(i);
     }
 
     /// The Adder's cycle (`add_main`): each `holding` job, in the order its pilot reported, is
     /// made `failed` (JEDI then retries its chunk) or, its outputs registered, `transferring`
     /// towards the task's nucleus or `finished`.
     pub(super) fn adder_cycle(&mut self, ctx: &mut dyn Ctx) {
-        self.adder_pending = false;
         for i in std::mem::take(&mut self.holding) {
             if self.tables.jobs[i as usize].status == PStatus::Holding {
                 self.add(ctx, i);

@@ -113,9 +113,10 @@ pub struct PandaWms {
     tables: Tables,
     /// Task arrival times of each task (task index order), set at start.
     arrivals: Vec<SimTime>,
-    /// The replayed jobs in creation order (`panda.replay`), and the task of each replay stream.
+    /// The replayed jobs in creation order (`panda.replay`), and the task of the first replay
+    /// stream (stream `k`'s is `first_replay_task + k`, after every real task).
     replay: Vec<replay::ReplayJob>,
-    replay_task: Vec<u32>,
+    first_replay_task: u32,
     /// Production tasks waiting for a nucleus.
     assigning: Vec<u32>,
     /// Tasks generating or running jobs.
@@ -131,9 +132,8 @@ pub struct PandaWms {
     ce_workers: Vec<Vec<Workers>>,
     /// `laststart` of each PQ: when a job last started there.
     last_start: Vec<Option<SimTime>>,
-    /// Jobs in `holding`, in the order their pilots reported, and whether an Adder cycle is set.
+    /// Jobs in `holding`, in the order their pilots reported (an Adder cycle is set while any).
     holding: Vec<u32>,
-    adder_pending: bool,
     /// The job each of its transfers carries, by `TransferId` (`u32::MAX` for none).
     transfer_job: Vec<u32>,
     /// Dispatch order of the gshare leaves (indices) and when it was computed.
@@ -184,12 +184,11 @@ impl PandaWms {
             }
         }
         // One synthetic task per replay stream, after every real task (distinct jediTaskIDs).
-        let mut replay_task = Vec::new();
+        let first_replay_task = tasks.len() as u32;
         for (k, r) in cfg.replay.iter().enumerate() {
             let shape = &statics.shapes[statics.first_replay + k];
             let first = replay.iter().find(|j| usize::from(j.stream) == k).map_or(SimTime::ZERO, |j| j.at);
             let nucleus = r.nucleus.as_ref().and_then(|n| cfg.nuclei.iter().position(|x| &x.site == n));
-            replay_task.push(tasks.len() as u32);
             tasks.push(setup::replay_task(
                 (statics.first_replay + k) as u16,
                 shape.n_jobs,
@@ -214,7 +213,7 @@ impl PandaWms {
             tables,
             arrivals,
             replay,
-            replay_task,
+            first_replay_task,
             assigning: Vec::new(),
             generating: Vec::new(),
             live: Vec::new(),
@@ -228,7 +227,6 @@ impl PandaWms {
             ranks_at: None,
             queue_buf: Vec::new(),
             holding: Vec::new(),
-            adder_pending: false,
             record: record::Records::default(),
             data: data::DataCounters::default(),
             daemon: daemon::DaemonCounters::default(),

@@ -94,16 +94,6 @@ impl Strings {
     pub fn texts(&self) -> Vec<String> {
         self.list.iter().map(|t| t.to_string()).collect()
     }
-
-    /// Distinct texts kept.
-    pub fn len(&self) -> usize {
-        self.list.len()
-    }
-
-    /// Never true: the empty string is always there.
-    pub fn is_empty(&self) -> bool {
-        self.list.is_empty()
-    }
 }
 
 /// One brokerage.

@@ -164,7 +164,7 @@ impl PandaWms {
         let now = ctx.now();
         let rj = self.replay[r as usize].clone();
         let k = self.statics.first_replay + usize::from(rj.stream);
-        let task = self.replay_task[usize::from(rj.stream)];
+        let task = self.first_replay_task + u32::from(rj.stream);
         let job = ctx.create_job(self.first_stream + k as u32, rj.cpu_work, rj.cores);
         if rj.fails {
             ctx.set_failing(job);
