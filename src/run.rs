@@ -70,6 +70,14 @@ impl Finished {
                 wms_summaries.insert(wms.name().to_string(), v);
             }
         }
+        let mut factory_summaries = Vec::new();
+        if !w.factories.is_empty() {
+            pilot_columns.push(w.factories.pilot_column(&w.core.grid));
+            let end = crate::engine::SimTime::ZERO + crate::engine::SimDuration::from_secs_f64(w.scenario.duration_s);
+            for f in w.factories.summary(&w.core.grid, &w.core.jobs, &w.core.streams, end) {
+                factory_summaries.push(serde_json::to_value(f).unwrap_or_default());
+            }
+        }
         RunData {
             meta: self.meta.clone(),
             scenario: &w.scenario,
@@ -83,6 +91,7 @@ impl Finished {
             pilot_columns,
             wms_tables,
             wms_summaries,
+            factory_summaries,
             network: &w.core.network,
         }
     }

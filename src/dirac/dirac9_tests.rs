@@ -66,6 +66,7 @@ fn max_jobs_in_tq_opens_a_second_tq_and_u0_is_matched_first_two_times_in_three()
         platform: 0,
         tags: &tags,
         cpu_time: 1e6,
+        job_types: &[],
     };
     let rules = MatchRules { ordering: TqOrdering::RandomPriority, jobs_per_level: 50 };
     let mut rng = RngStreams::new(8).stream("test/dirac9");

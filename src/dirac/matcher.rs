@@ -79,6 +79,9 @@ pub struct Resource<'a> {
     pub tags: &'a [u32],
     /// CPU work left in the pilot (normalised seconds).
     pub cpu_time: f64,
+    /// `JobType` values the resource accepts, sorted; empty: any (a pilot's JobAgent sends none;
+    /// a pilot factory's startd pilot asking for one kind of job sends that kind's types).
+    pub job_types: &'a [u32],
 }
 
 /// True if the TQ's requirements accept this resource: every filter of seed 001.
@@ -106,6 +109,11 @@ pub fn tq_matches(def: &TqDefinition, r: &Resource, job_sharing: impl Fn(u32) ->
         && accepts(&def.grid_ces, r.grid_ce)
         && accepts(&def.platforms, r.platform)
         && def.tags.iter().all(|t| r.tags.binary_search(t).is_ok())
+        // Reference §1.3 item 4: skipped when the resource gives none; else the TQ has no
+        // restriction or shares a value with the resource.
+        && (r.job_types.is_empty()
+            || def.job_types.is_empty()
+            || def.job_types.iter().any(|t| r.job_types.binary_search(t).is_ok()))
 }
 
 /// The index of the smallest `U_i / w_i` (one uniform per candidate, in order): the SQL
@@ -199,7 +207,27 @@ mod tests {
             platform: 3,
             tags,
             cpu_time: 10_000.0,
+            job_types: &[],
         }
+    }
+
+    /// Reference §1.3 item 4 for `JobType`: a resource that names no type takes every TQ; one
+    /// that names types takes TQs without a restriction or sharing one of its values.
+    #[test]
+    fn job_types_filter_as_the_tq_db_does() {
+        let user = TqDefinition { job_types: vec![1], ..def() };
+        let mc = TqDefinition { job_types: vec![2], ..def() };
+        let both = TqDefinition { job_types: vec![1, 2], ..def() };
+        let unrestricted = def();
+        let any = resource(&[]);
+        let analysis = Resource { job_types: &[1], ..any };
+        let production = Resource { job_types: &[2, 3], ..any };
+        let yes = |d: &TqDefinition, r: &Resource| tq_matches(d, r, |_| false);
+        for d in [&user, &mc, &both, &unrestricted] {
+            assert!(yes(d, &any));
+        }
+        assert_eq!([&user, &mc, &both, &unrestricted].map(|d| yes(d, &analysis)), [true, false, true, true]);
+        assert_eq!([&user, &mc, &both, &unrestricted].map(|d| yes(d, &production)), [false, true, true, true]);
     }
 
     #[test]

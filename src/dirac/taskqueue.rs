@@ -121,6 +121,9 @@ pub struct TqDefinition {
     pub tags: Vec<u32>,
     /// The `ForceGeneric` flag of the director (seed 000).
     pub force_generic: bool,
+    /// `JobTypes` (reference §1.1: the JDL `JobType`, every job has one). Last, so that
+    /// definitions that differ only here sort after those that differ elsewhere.
+    pub job_types: Vec<u32>,
 }
 
 /// Sort and deduplicate a multi-valued field so that definitions compare as sets.

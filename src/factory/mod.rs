@@ -21,25 +21,7 @@ pub mod generic;
 pub mod standby;
 pub mod startd;
 
-use serde::{Deserialize, Serialize};
-
-/// The two kinds of job the seed distinguishes (§2 "Startd Pilot"): production jobs run as
-/// background jobs ("lower priority but yet desirable to stay in the job slots till
-/// completion"), user analysis jobs as foreground jobs ("high priority").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum JobKind {
-    /// A production job: a background job on its VM.
-    Production,
-    /// A user analysis job: a foreground job on its VM.
-    Analysis,
-}
-
-impl JobKind {
-    /// True for the kind that runs as a foreground job (analysis).
-    pub fn is_foreground(self) -> bool {
-        self == JobKind::Analysis
-    }
-}
+pub use crate::workload::JobKind;
 
 /// `ceil(v)` with a tolerance of 1e-9, so that a float product of exact decimals
 /// (0.07 × 100 = 7.000000000000001) does not round up to the next integer. Negative and NaN

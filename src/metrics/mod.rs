@@ -83,6 +83,8 @@ pub struct RunData<'a> {
     pub wms_tables: Vec<Table>,
     /// Each WMS's own section of `summary.json` (`"wms": {"panda": {…}}`).
     pub wms_summaries: std::collections::BTreeMap<String, serde_json::Value>,
+    /// The pilot factories' sections of `summary.json` (`"factory": [...]`).
+    pub factory_summaries: Vec<serde_json::Value>,
     /// The grid's links and transfers (`transfers.parquet` when any was made).
     pub network: &'a crate::grid::network::Network,
 }

@@ -116,6 +116,10 @@ pub struct Summary {
     /// run moved no data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<super::network_summary::NetworkSummary>,
+    /// The pilot factories (seed 003; `sim::factory_summary`), in scenario order; absent
+    /// without a `factory` section.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub factory: Vec<serde_json::Value>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -272,6 +276,7 @@ pub fn build(run: &mut RunData) -> Summary {
         wait_time_s: waits,
         jobs_cancelled: count(JobStatus::Cancelled),
         wms: run.wms_summaries.clone(),
+        factory: run.factory_summaries.clone(),
         network: super::network_summary::build(run.network, &site_names, end),
     }
 }

@@ -11,8 +11,9 @@
 //! ]
 //! ```
 //!
-//! The section is read and validated; the world does not run it yet (a validation warning says
-//! so). An absent section changes nothing.
+//! The world runs each factory (`sim::factory`) in place of the WMS's own pilot submission at
+//! the CEs it feeds (DIRAC's director and PanDA's Harvester skip them). An absent section
+//! changes nothing.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -55,6 +56,14 @@ pub enum FactoryConfig {
         /// default 60).
         #[serde(default = "default_cycle_s")]
         cycle_s: f64,
+        /// tp: seconds the pilot script runs on the worker node before it asks for a job
+        /// (seed "Pilot Submission Efficiency"; pilotsim's default 60).
+        #[serde(default = "default_step_s")]
+        pilot_script_s: f64,
+        /// tpw: seconds to bring the job from the WMS to the worker node, spent in the slot
+        /// before the payload runs (pilotsim's default 60).
+        #[serde(default = "default_step_s")]
+        job_fetch_s: f64,
     },
     /// The Startd-based Pilot Factory (seed §2-§3): a Generator keeping standby startd pilots
     /// queued; each splits its batch slot into VMs and runs the pilot script at a fixed rate.
@@ -93,10 +102,19 @@ pub enum FactoryConfig {
         /// The Generator's cycle, seconds (default 60).
         #[serde(default = "default_cycle_s")]
         cycle_s: f64,
+        /// tp': seconds one run of the pilot script takes before it asks for a job (default 60).
+        #[serde(default = "default_step_s")]
+        pilot_script_s: f64,
+        /// tpw': seconds to bring the job to the VM before it runs (default 60).
+        #[serde(default = "default_step_s")]
+        job_fetch_s: f64,
     },
 }
 
 fn default_cycle_s() -> f64 {
+    60.0
+}
+fn default_step_s() -> f64 {
     60.0
 }
 fn default_vms() -> u32 {
@@ -126,6 +144,41 @@ impl FactoryConfig {
                 SimDuration::from_secs_f64(*cycle_s)
             }
         }
+    }
+
+    /// (tp, tpw) in seconds, as written.
+    fn steps_s(&self) -> (f64, f64) {
+        match self {
+            FactoryConfig::Generic { pilot_script_s, job_fetch_s, .. }
+            | FactoryConfig::Startd { pilot_script_s, job_fetch_s, .. } => (*pilot_script_s, *job_fetch_s),
+        }
+    }
+
+    /// (tp, tpw): the pilot script's run and the job's fetch.
+    pub fn steps(&self) -> (SimDuration, SimDuration) {
+        match self {
+            FactoryConfig::Generic { pilot_script_s, job_fetch_s, .. }
+            | FactoryConfig::Startd { pilot_script_s, job_fetch_s, .. } => {
+                (SimDuration::from_secs_f64(*pilot_script_s), SimDuration::from_secs_f64(*job_fetch_s))
+            }
+        }
+    }
+
+    /// The grid ids of the CEs it feeds (its `ces`, or every CE of its site), in grid order:
+    /// CEs are numbered site by site, in scenario order (`grid::Grid::new`).
+    pub fn ce_ids(&self, sites: &[crate::grid::config::Site]) -> Vec<crate::ids::CeId> {
+        let (site, ces, _) = self.target();
+        let mut out = Vec::new();
+        let mut id = 0;
+        for s in sites {
+            for ce in &s.ces {
+                if s.name == site && (ces.is_empty() || ces.contains(&ce.name)) {
+                    out.push(id);
+                }
+                id += 1;
+            }
+        }
+        out
     }
 
     /// A generic factory's rate policy.
@@ -213,6 +266,11 @@ pub(in crate::scenario) fn check(c: &mut Checker, s: &Scenario) {
                 c.fail(format!("{p}.ces"), format!("CE {ce:?} already has a factory for {wms} (factory[{k}])"));
             }
         }
+        for (field, v) in [("pilot_script_s", f.steps_s().0), ("job_fetch_s", f.steps_s().1)] {
+            if !(v.is_finite() && (0.0..=crate::scenario::limits::MAX_TIME_S).contains(&v)) {
+                c.fail(format!("{p}.{field}"), format!("must be a number of seconds from 0 to 10 years, got {v}"));
+            }
+        }
         match f {
             FactoryConfig::Generic { rate_per_min, max_queued, max_total, cycle_s, .. } => {
                 if let Err(e) = Rate::per_min(*rate_per_min) {
@@ -249,17 +307,10 @@ pub(in crate::scenario) fn check(c: &mut Checker, s: &Scenario) {
     }
 }
 
-/// Valid but worth saying: the section is not simulated yet; a one-VM startd pilot that keeps
-/// its VM for analysis never runs production.
+/// Valid but worth saying: a one-VM startd pilot that keeps its VM for analysis never runs
+/// production.
 pub fn warnings(s: &Scenario) -> Vec<Problem> {
     let mut out = Vec::new();
-    if s.factory.is_empty() {
-        return out;
-    }
-    out.push(Problem {
-        path: "factory".into(),
-        message: "factory sections are read and validated but not simulated yet: their pilots are not submitted".into(),
-    });
     for (i, f) in s.factory.iter().enumerate() {
         if let FactoryConfig::Startd { vms: 1, job_types: JobTypePolicy::KeepOneForAnalysis, .. } = f {
             out.push(Problem {

@@ -26,13 +26,12 @@ const STARTD: &str = r#"Startd(site: "LCG.CNAF.it", vms: 3, pilot_interval_s: 12
     lifetime: LogNormal(median: 7200, sigma: 0.5), standby: Proportional(per_queued_job: 0.05, min: 1, max: 40))"#;
 
 #[test]
-fn a_dirac_scenario_with_both_kinds_validates_and_warns() {
+fn a_dirac_scenario_with_both_kinds_validates_without_warning() {
     let s = quick_with(&format!("{GENERIC}, {STARTD}")).unwrap();
     assert_eq!(validate(&s), vec![]);
     let w = warnings(&s);
-    assert_eq!(w.len(), 1, "{w:?}");
-    assert_eq!(w[0].path, "factory");
-    assert!(w[0].message.starts_with("factory sections are read and validated but not simulated yet"), "{w:?}");
+    assert!(w.is_empty(), "the world runs factories now: {w:?}");
+    assert_eq!(s.factory[0].steps(), (SimDuration::from_secs(60), SimDuration::from_secs(60)));
     // Conversions to the modules' settings, with the defaults filled in.
     let g = s.factory[0].generator_settings().unwrap();
     assert_eq!(g, GeneratorSettings { rate_per_min: 2.5, max_queued: Some(50), max_total: None });

@@ -1,5 +1,7 @@
 //! The simulation: builds the world from a scenario, runs it, checks its invariants.
 
+pub mod factory;
+pub mod factory_summary;
 pub mod world;
 
 use crate::engine::{RngStreams, SimDuration, SimTime};

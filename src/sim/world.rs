@@ -37,7 +37,13 @@ pub enum Event {
     AccountingSnapshot,
     /// A link's next transfer may be done (code 11; stale unless `epoch` is the link's live one).
     Link { link: u32, epoch: u16 },
+    /// A pilot factory's step (`sim::factory`: its Generator's cycle, a pilot script's run, a
+    /// fetch, a startd pilot's removal); code `FACTORY_CODE | kind`.
+    Factory { kind: u16, id: u32 },
 }
+
+/// The digest code of factory events (above any WMS timer code, `wms << 16 | kind`).
+const FACTORY_CODE: u64 = 0xFF << 16;
 
 impl Event {
     /// A stable code and id for the event digest; a job's end is digested by its pilot.
@@ -49,9 +55,11 @@ impl Event {
             Event::PilotReachesBatch(p) => (5, u64::from(p)),
             Event::PilotAborted(p) => (6, u64::from(p)),
             Event::PilotAsks(p) => (8, u64::from(p)),
-            Event::JobEnd(j) => (9, u64::from(jobs[job_index(j)].pilot.expect("a running job has a pilot"))),
+            // A stale end (of a run that was requeued) may find the job without a pilot.
+            Event::JobEnd(j) => (9, jobs[job_index(j)].pilot.map_or(0, u64::from)),
             Event::AccountingSnapshot => (10, 0),
             Event::Link { link, .. } => (11, u64::from(link)),
+            Event::Factory { kind, id } => (FACTORY_CODE | u64::from(kind), u64::from(id)),
         }
     }
 }
@@ -63,17 +71,21 @@ pub const WORLD_CODES: [u16; 8] = [1, 4, 5, 6, 8, 9, 10, 11];
 
 /// Where a running pilot stands with its WMS.
 #[derive(Debug, Clone, Copy, Default)]
-struct AskState {
+pub(super) struct AskState {
     /// A `PilotAsks` event is scheduled (one at a time, however many jobs end meanwhile).
     pending: bool,
     /// Told to exit (or answered wrongly): it ends when its last job ends, asking no more.
     exiting: bool,
+    /// The pilot factory that owns it, plus one (0: its WMS submitted it and talks to it).
+    pub(super) factory: u16,
 }
 
 /// News waiting to be delivered to a WMS once the current callback has returned.
 #[derive(Debug, Clone, Copy)]
 enum News {
     Pilot(PilotId, PilotNews),
+    /// About a pilot factory's pilot: for the factory, not the WMS.
+    FactoryPilot(PilotId, PilotNews),
     JobEnded(PilotId, JobId),
     TransferDone(TransferId),
 }
@@ -102,14 +114,29 @@ pub struct Core {
     pub violations: Vec<String>,
     now: SimTime,
     /// The WMS whose callback is running.
-    caller: WmsId,
+    pub(super) caller: WmsId,
     /// The world's own state of each pilot's conversation with its WMS, by pilot id.
-    asks: Vec<AskState>,
-    transitions: Vec<Transition>,
+    pub(super) asks: Vec<AskState>,
+    pub(super) transitions: Vec<Transition>,
     news: VecDeque<(WmsId, News)>,
     job_failure: Vec<SimRng>,
     sample_interval: SimDuration,
     accounting_period: Option<SimDuration>,
+    /// When pilot factories run (jobs may be requeued, or change speed): the planned end of
+    /// each job's current run, by `job_index`; a `JobEnd` at another time is stale.
+    planned_end: Option<Vec<SimTime>>,
+    /// Jobs submitted to each WMS so far (what a factory's Generator sees arrive).
+    pub submitted_per_wms: Vec<u64>,
+}
+
+/// How a started job's end is scheduled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum RunEnd {
+    /// After its CPU work at the CE's power, plus this long first (a factory pilot's job fetch),
+    /// capped at the pilot's walltime.
+    Fixed(SimDuration),
+    /// By the caller (a startd pilot's VM, whose rate changes).
+    Managed,
 }
 
 /// All state of a run.
@@ -117,6 +144,8 @@ pub struct World {
     pub scenario: Scenario,
     pub core: Core,
     pub wms: Vec<Box<dyn Wms>>,
+    /// The scenario's pilot factories (seed 003), run beside the WMSs.
+    pub factories: super::factory::Factories,
 }
 
 impl World {
@@ -176,8 +205,16 @@ impl World {
             streams: setup.streams,
             sample_interval: SimDuration::from_secs_f64(scenario.output.sample_interval_s),
             accounting_period: setup.accounting_period,
+            planned_end: None,
+            submitted_per_wms: vec![0; setup.instances.len()],
         };
-        let mut world = Self { scenario, core, wms: setup.instances };
+        let names: Vec<&str> = setup.instances.iter().map(|w| w.name()).collect();
+        let factories = super::factory::Factories::new(&scenario, &names, rngs);
+        let mut world = Self { scenario, core, wms: setup.instances, factories };
+        if !world.factories.is_empty() {
+            world.core.planned_end = Some(Vec::new());
+            world.factories.start(&mut world.core);
+        }
         for w in 0..world.wms.len() {
             world.core.caller = w as WmsId;
             world.wms[w].start(&mut world.core);
@@ -210,6 +247,7 @@ impl World {
                 job.status = JobStatus::Waiting;
                 let (w, stream) = (job.wms, job.stream as usize);
                 core.recorder.job_waiting(core.entities.of_stream[stream]);
+                core.submitted_per_wms[w as usize] += 1;
                 core.caller = w;
                 self.wms[w as usize].job_submitted(core, j);
             }
@@ -248,6 +286,7 @@ impl World {
                     core.news.push_back((owner, News::TransferDone(c.transfer)));
                 }
             }
+            Event::Factory { kind, id } => self.factory_event(kind, id),
         }
     }
 
@@ -258,6 +297,7 @@ impl World {
             let wms = &mut self.wms[w as usize];
             match news {
                 News::Pilot(p, n) => wms.pilot_news(&mut self.core, p, n),
+                News::FactoryPilot(p, n) => self.factory_pilot_news(p, n),
                 News::JobEnded(p, j) => wms.job_ended(&mut self.core, p, j),
                 News::TransferDone(t) => wms.transfer_done(&mut self.core, t),
             }
@@ -313,8 +353,11 @@ impl World {
     fn job_end(&mut self, j: JobId) {
         let core = &mut self.core;
         let now = core.now;
+        if core.planned_end.as_ref().is_some_and(|e| e.get(job_index(j)) != Some(&now)) {
+            return; // a run requeued or slowed down since this end was planned
+        }
         let job = &core.jobs[job_index(j)];
-        let p = job.pilot.expect("a started job has a pilot");
+        let Some(p) = job.pilot else { return };
         if !core.grid.end_job(p, j, job.cores) {
             return; // killed with its pilot meanwhile
         }
@@ -332,8 +375,12 @@ impl World {
         core.job_stopped(now, j);
         core.caller = w;
         self.wms[w as usize].job_ended(core, p, j);
-        // The pilot asks for more work at once (DIRAC's filling mode).
-        self.pilot_asks(p);
+        if core.asks[p as usize].factory > 0 {
+            self.factory_job_ended(p, j);
+        } else {
+            // The pilot asks for more work at once (DIRAC's filling mode).
+            self.pilot_asks(p);
+        }
     }
 }
 
@@ -347,6 +394,62 @@ impl Core {
 
     /// Start job `j` in pilot `p` now; false (and a violation) if the WMS's answer was wrong.
     fn start_job(&mut self, p: PilotId, j: JobId) -> bool {
+        self.start_run(p, j, RunEnd::Fixed(SimDuration::ZERO))
+    }
+
+    /// Schedule job `j`'s end at `at` (the only live end of its run).
+    pub(super) fn push_job_end(&mut self, j: JobId, at: SimTime) {
+        if let Some(ends) = &mut self.planned_end {
+            let i = job_index(j);
+            if ends.len() <= i {
+                ends.resize(i + 1, SimTime::ZERO);
+            }
+            ends[i] = at;
+        }
+        self.queue.push(at, Event::JobEnd(j));
+    }
+
+    /// Void job `j`'s planned end (its run is suspended, or was requeued).
+    pub(super) fn void_job_end(&mut self, j: JobId) {
+        if let Some(e) = self.planned_end.as_mut().and_then(|e| e.get_mut(job_index(j))) {
+            *e = SimTime(u64::MAX);
+        }
+    }
+
+    /// Running job `j` of pilot `p` goes back to Waiting (its progress lost): the accounting
+    /// and the recorder see it stop and queue again. Its WMS is told by the caller.
+    pub(super) fn requeue_job(&mut self, p: PilotId, j: JobId) {
+        let now = self.now;
+        let cores = self.jobs[job_index(j)].cores;
+        if !self.grid.end_job(p, j, cores) {
+            return;
+        }
+        self.job_stopped(now, j);
+        self.void_job_end(j);
+        let job = &mut self.jobs[job_index(j)];
+        job.status = JobStatus::Waiting;
+        job.matched = None;
+        job.ce = None;
+        job.pilot = None;
+        let e = self.entities.of_stream[job.stream as usize];
+        self.recorder.job_waiting(e);
+    }
+
+    /// Running job `j` of pilot `p` is killed now (its startd pilot removed): Failed, and its
+    /// WMS hears it ended.
+    pub(super) fn kill_job(&mut self, p: PilotId, j: JobId) {
+        let cores = self.jobs[job_index(j)].cores;
+        if !self.grid.end_job(p, j, cores) {
+            return;
+        }
+        self.void_job_end(j);
+        self.transitions.push(Transition::JobKilled(p, j));
+        self.apply_transitions();
+    }
+
+    /// Start job `j` in pilot `p` now, its end scheduled as `end` says; false (and a violation)
+    /// if the WMS's answer was wrong.
+    pub(super) fn start_run(&mut self, p: PilotId, j: JobId, end: RunEnd) -> bool {
         let now = self.now;
         let Some(job) = (j as usize).checked_sub(1).and_then(|i| self.jobs.get(i)) else {
             self.violations.push(format!("pilot {p} was given job {j}, which does not exist"));
@@ -377,8 +480,10 @@ impl Core {
         let entities = self.entities.of_stream[job.stream as usize];
         self.accounting.job_started(now, entities);
         self.recorder.job_started(now, entities, power);
-        let limit = self.grid.walltime_limit(p);
-        self.queue.push((now + duration).min(limit), Event::JobEnd(j));
+        if let RunEnd::Fixed(extra) = end {
+            let limit = self.grid.walltime_limit(p);
+            self.push_job_end(j, (now + extra + duration).min(limit));
+        }
         true
     }
 
@@ -393,11 +498,14 @@ impl Core {
 
     /// Apply what the grid reported: a started pilot asks for work, news go to the owners, a
     /// job killed with its pilot fails.
-    fn apply_transitions(&mut self) {
+    pub(super) fn apply_transitions(&mut self) {
         let now = self.now;
         for i in 0..self.transitions.len() {
             let t = self.transitions[i];
             match t {
+                Transition::Started(p) if self.asks[p as usize].factory > 0 => {
+                    self.news.push_back((self.grid.pilot(p).wms, News::FactoryPilot(p, PilotNews::Started)));
+                }
                 Transition::Started(p) => {
                     if self.grid.pilot(p).status == PilotStatus::Running {
                         self.queue.push(now, Event::PilotAsks(p));
@@ -405,7 +513,13 @@ impl Core {
                     self.news.push_back((self.grid.pilot(p).wms, News::Pilot(p, PilotNews::Started)));
                 }
                 Transition::Ended(p, status) => {
-                    self.news.push_back((self.grid.pilot(p).wms, News::Pilot(p, PilotNews::Ended(status))));
+                    let news = PilotNews::Ended(status);
+                    let n = if self.asks[p as usize].factory > 0 {
+                        News::FactoryPilot(p, news)
+                    } else {
+                        News::Pilot(p, news)
+                    };
+                    self.news.push_back((self.grid.pilot(p).wms, n));
                 }
                 Transition::JobKilled(p, j) => {
                     let job = &mut self.jobs[job_index(j)];
@@ -490,6 +604,9 @@ impl Ctx for Core {
             fails: false,
         });
         self.recorder.job_waiting(self.entities.of_stream[stream as usize]);
+        if let Some(n) = self.submitted_per_wms.get_mut(self.caller as usize) {
+            *n += 1;
+        }
         id
     }
 

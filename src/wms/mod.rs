@@ -62,6 +62,23 @@ pub enum PilotNews {
     Ended(PilotStatus),
 }
 
+/// A pilot factory's pilot asks the WMS for one job (seed 003: the generic pilot script
+/// "retrieves analysis or production jobs from Panda server"; run by a startd pilot for one of
+/// its VMs). The factory, not the WMS, owns the pilot: the WMS answers as its dispatcher does
+/// (DIRAC's Matcher for a generic pilot at the pilot's CE, PanDA's `getJob` for the factory's
+/// queue) and the world starts the job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FetchRequest<'a> {
+    /// The running grid pilot that asks (its CE is where the job would run).
+    pub pilot: PilotId,
+    /// Cores free for the job (one VM's, for a startd pilot).
+    pub cores: u32,
+    /// The PanDA queue the factory serves (`factory[].queue`); `None` for DIRAC.
+    pub queue: Option<&'a str>,
+    /// Only a job of this kind (a startd pilot keeping a VM for analysis); `None`: any.
+    pub only: Option<crate::workload::JobKind>,
+}
+
 /// What a WMS sees of the world and how it acts on it.
 pub trait Ctx {
     /// The current simulated time.
@@ -122,6 +139,22 @@ pub trait Wms: std::any::Any {
     /// Job `j` ended in pilot `p` (Done, Failed, or killed with its pilot). The pilot asks for
     /// work next if it is still running.
     fn job_ended(&mut self, _ctx: &mut dyn Ctx, _p: PilotId, _j: JobId) {}
+    /// A pilot factory's pilot asks for a job ([`FetchRequest`]): the job to run there now
+    /// (Waiting and this WMS's; the world starts it), or `None`. A WMS that serves no factory
+    /// keeps the default.
+    fn fetch_job(&mut self, _ctx: &mut dyn Ctx, _req: &FetchRequest) -> Option<JobId> {
+        None
+    }
+    /// Jobs waiting for a pilot of PanDA queue `queue` (DIRAC: `None`, every waiting job): what a
+    /// pilot factory's Generator sees of the demand (seed 003 §3).
+    fn queued_jobs(&self, _queue: Option<&str>) -> u64 {
+        0
+    }
+    /// Job `j`, which had started, is Waiting again (a startd pilot removed or a background job
+    /// preempted, seed 003 §2): put it back in the queue it is matched from.
+    fn job_requeued(&mut self, ctx: &mut dyn Ctx, j: JobId) {
+        self.job_submitted(ctx, j);
+    }
     /// One of its transfers arrived.
     fn transfer_done(&mut self, _ctx: &mut dyn Ctx, _t: TransferId) {}
     /// Extra columns of `jobs.parquet` (one value per job, `None` for others' jobs).

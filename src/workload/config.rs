@@ -53,6 +53,17 @@ pub struct JobStream {
     /// Probability that a job fails (application error) at its end.
     #[serde(default)]
     pub failure_probability: f64,
+    /// The JDL `JobType` (default `User`, reference §1.1: "every job has one"); it becomes the
+    /// task queue's `JobTypes`. `User` jobs are analysis, every other type production (seed 003).
+    #[serde(default = "default_job_type")]
+    pub job_type: String,
+}
+
+/// DIRAC's JobType of user (analysis) jobs, the JDL default.
+pub const USER_JOB_TYPE: &str = "User";
+
+fn default_job_type() -> String {
+    USER_JOB_TYPE.to_string()
 }
 
 fn default_cpu_time() -> f64 {

@@ -31,6 +31,36 @@ pub struct StreamInfo {
     pub failure_probability: f64,
     /// The WMS instance its jobs are submitted to.
     pub wms: crate::ids::WmsId,
+    /// Production or analysis (DIRAC: JobType `User` is analysis; PanDA: `prodSourceLabel`
+    /// `user` is analysis): what a pilot factory's startd pilot may ask for (seed 003 §2).
+    pub kind: JobKind,
+}
+
+/// The two kinds of job seed 003 distinguishes (§2 "Startd Pilot"): production jobs run as
+/// background jobs ("lower priority but yet desirable to stay in the job slots till
+/// completion"), user analysis jobs as foreground jobs ("high priority"). Neutral: DIRAC calls
+/// them JobType `User` against production types, PanDA `prodSourceLabel` `user` against `managed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+pub enum JobKind {
+    /// A production job: a background job on a startd pilot's VM.
+    Production,
+    /// A user analysis job: a foreground job on a startd pilot's VM.
+    Analysis,
+}
+
+impl JobKind {
+    /// True for the kind that runs as a foreground job (analysis).
+    pub fn is_foreground(self) -> bool {
+        self == JobKind::Analysis
+    }
+
+    /// `production` or `analysis`, as in the outputs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobKind::Production => "production",
+            JobKind::Analysis => "analysis",
+        }
+    }
 }
 
 impl StreamInfo {
@@ -49,6 +79,7 @@ impl StreamInfo {
             cpu_time: s.cpu_time,
             failure_probability: s.failure_probability,
             wms,
+            kind: if s.job_type == config::USER_JOB_TYPE { JobKind::Analysis } else { JobKind::Production },
         }
     }
 }

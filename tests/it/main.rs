@@ -3,6 +3,7 @@ mod boundary;
 mod check;
 mod cli;
 mod determinism;
+mod factory;
 mod layers;
 mod panda;
 mod pins;

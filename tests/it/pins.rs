@@ -21,6 +21,9 @@ const PINS: &[(&str, &[&str], u64, u64, &str)] = &[
     ("two_vo.ron", &[], 21, 54_143, "d085e5b62b2f579a"),
     // 100 recorded BNL jobs replayed (issue 11 item 2).
     ("panda_replay_bnl.ron", &[], 24, 128_544, "ce76da6635c93462"),
+    // Pilot factories (issue 12): generic vs startd pilots; startd VMs with suspensions.
+    ("factory_efficiency.ron", &[], 3, 698_581, "33b6525fb11d0691"),
+    ("factory_analysis.ron", &[], 31, 141_644, "e10982ad1ecaa13c"),
 ];
 
 #[test]

@@ -13,7 +13,7 @@ use shares::ShareKeys;
 use waiting::WaitingPilots;
 
 use crate::dirac::director;
-use crate::dirac::matcher::{self, PilotIdentity};
+use crate::dirac::matcher::{self, PilotIdentity, Resource};
 use crate::dirac::priority;
 use crate::dirac::taskqueue::{TaskQueue, TaskQueueDb, TqChange, TqId};
 use crate::engine::{RngStreams, SimDuration, SimRng, SimTime};
@@ -22,8 +22,8 @@ use crate::ids::{CeId, JobId, PilotId, job_index};
 use crate::metrics::{ExtraColumn, ExtraValues};
 use crate::scenario::Scenario;
 use crate::scenario::dirac::{DiracConfig, DiracRules};
-use crate::wms::{Answer, Ctx, PilotNews, Timer, Wms};
-use crate::workload::{Job, JobStatus, ShareEntities};
+use crate::wms::{Answer, Ctx, FetchRequest, PilotNews, Timer, Wms};
+use crate::workload::{Job, JobKind, JobStatus, ShareEntities};
 
 /// Timer kinds (their codes in the run digest).
 const DIRECTOR_CYCLE: u16 = 2;
@@ -69,6 +69,21 @@ pub struct DiracWms {
     director_rng: SimRng,
     matcher_rng: SimRng,
     middleware_rng: SimRng,
+    /// CEs a pilot factory feeds for DIRAC (`factory[]` without `queue`, seed 003), by CE id:
+    /// the director submits no pilots there.
+    factory_ce: Vec<bool>,
+}
+
+/// Per CE id, whether a pilot factory feeds it for `queue` (a PanDA queue, or DIRAC for `None`).
+pub(crate) fn factory_fed(scenario: &Scenario, queue: Option<&str>) -> Vec<bool> {
+    let n: usize = scenario.sites.iter().map(|s| s.ces.len()).sum();
+    let mut fed = vec![false; n];
+    for f in scenario.factory.iter().filter(|f| f.target().2 == queue) {
+        for c in f.ce_ids(&scenario.sites) {
+            fed[c as usize] = true;
+        }
+    }
+    fed
 }
 
 impl DiracWms {
@@ -92,6 +107,7 @@ impl DiracWms {
             director_rng: rngs.stream("dirac/director"),
             matcher_rng: rngs.stream("dirac/matcher"),
             middleware_rng: rngs.stream("grid/wms"),
+            factory_ce: factory_fed(scenario, None),
         };
         (wms, entities)
     }
@@ -122,6 +138,19 @@ impl DiracWms {
     }
 
     // ---- task queues and priorities (TaskQueuesAgent) -------------------------------------
+
+    /// The Matcher gave job `m.job` of TQ `m.tq`: it leaves its TQ.
+    fn take_matched(&mut self, ctx: &mut dyn Ctx, m: matcher::Match) {
+        let stream = ctx.jobs()[job_index(m.job)].stream as usize;
+        let up = self.st.stream_user_priority[stream];
+        match self.tqs.remove_job(m.tq, m.job, up).expect("the matcher picked a job of this TQ") {
+            TqChange::Deleted(_) => self.recompute_priorities(ctx),
+            // DIRAC 9: deleted if still empty 300 s later (it always is: an emptied
+            // TQ is never reused), then the priorities are recomputed.
+            TqChange::Emptied(tq) => Self::after(ctx, self.rules.empty_tq_lifetime_s, TQ_CLEANUP, tq),
+            _ => {}
+        }
+    }
 
     fn recompute_priorities(&mut self, ctx: &dyn Ctx) {
         let sc = &self.cfg.share_corrections;
@@ -166,6 +195,7 @@ impl DiracWms {
                 PilotIdentity::Generic
             };
             let mut candidates = self.list_match(ctx.grid(), tq, sub.pool);
+            candidates.retain(|&c| !self.factory_ce.get(c as usize).copied().unwrap_or(false));
             let identity = self.identity_index(identity);
             let mut submitted = 0;
             while submitted < sub.pilots {
@@ -301,15 +331,7 @@ impl Wms for DiracWms {
         self.pilot(p).cycles += 1;
         match found {
             Some(m) => {
-                let stream = ctx.jobs()[job_index(m.job)].stream as usize;
-                let up = self.st.stream_user_priority[stream];
-                match self.tqs.remove_job(m.tq, m.job, up).expect("the matcher picked a job of this TQ") {
-                    TqChange::Deleted(_) => self.recompute_priorities(ctx),
-                    // DIRAC 9: deleted if still empty 300 s later (it always is: an emptied
-                    // TQ is never reused), then the priorities are recomputed.
-                    TqChange::Emptied(tq) => Self::after(ctx, self.rules.empty_tq_lifetime_s, TQ_CLEANUP, tq),
-                    _ => {}
-                }
+                self.take_matched(ctx, m);
                 self.pilot(p).failed_matches = 0;
                 Answer::Run(m.job)
             }
@@ -325,6 +347,38 @@ impl Wms for DiracWms {
                 }
             }
         }
+    }
+
+    /// A pilot factory's pilot at a CE of this DIRAC asks the Matcher for a job: a generic
+    /// pilot's resource at its CE, with the CE's CPU time left for a pilot started now (the
+    /// factory's pilot runs one job, or one per VM), and `JobType` restricted to the kind asked
+    /// (seed 003 §2; reference §1.3 item 4).
+    fn fetch_job(&mut self, ctx: &mut dyn Ctx, req: &FetchRequest) -> Option<JobId> {
+        let c = ctx.grid().pilot(req.pilot).ce;
+        let ce = &ctx.grid().ces[c as usize];
+        let cpu_left = self.cfg.job_agent.cpu_time_left(ce.max_walltime_s, 0.0, ce.cpu_power);
+        let types: &[u32] = match req.only {
+            None => &[],
+            Some(kind) => &self.st.kind_job_types[usize::from(kind == JobKind::Analysis)],
+        };
+        if req.only.is_some() && types.is_empty() {
+            return None; // no job of that kind exists (an empty list would mean "any")
+        }
+        let resource = Resource { job_types: types, ..self.st.resource(c, PilotIdentity::Generic, cpu_left) };
+        let st = &self.st;
+        let m = matcher::request_job(
+            &self.tqs,
+            &resource,
+            |g| st.is_job_sharing(g),
+            self.rules.matching,
+            &mut self.matcher_rng,
+        )?;
+        self.take_matched(ctx, m);
+        Some(m.job)
+    }
+
+    fn queued_jobs(&self, _queue: Option<&str>) -> u64 {
+        self.tqs.waiting_jobs()
     }
 
     fn job_columns(&self, jobs: &[Job]) -> Vec<ExtraColumn> {

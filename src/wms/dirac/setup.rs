@@ -65,6 +65,8 @@ pub struct Static {
     pub private_type: u32,
     /// Interned setup of the scenario.
     pub setup: u32,
+    /// The interned job types of production (`[0]`) and analysis (`[1]`, `User`) jobs.
+    pub kind_job_types: [Vec<u32>; 2],
 }
 
 impl Static {
@@ -111,6 +113,7 @@ impl Static {
                 submit_pools: names.ids(&prefixed("pool", &w.submit_pools)),
                 tags: names.ids(&prefixed("tag", &w.tags)),
                 force_generic: w.force_generic,
+                job_types: Vec::new(),
             })
             .collect();
         let mut pool_ces = BTreeMap::new();
@@ -122,6 +125,17 @@ impl Static {
             pool_ces.insert(id, list);
         }
         let default_pools = names.ids(&prefixed("pool", &d.director.default_submit_pools));
+        // Job types are interned last, so every other name keeps the id it had before they were
+        // modelled (ids order task queues, and so the matcher's draws).
+        let mut stream_def: Vec<TqDefinition> = stream_def;
+        let mut kind_job_types = [Vec::new(), Vec::new()];
+        for (def, w) in stream_def.iter_mut().zip(&s.workload) {
+            let id = names.id(&format!("jobtype:{}", w.job_type));
+            def.job_types = vec![id];
+            let kind = usize::from(w.job_type == crate::workload::config::USER_JOB_TYPE);
+            kind_job_types[kind].push(id);
+        }
+        let kind_job_types = kind_job_types.map(canonical);
         Self {
             names,
             ce_site_id,
@@ -136,6 +150,7 @@ impl Static {
             default_pools,
             private_type,
             setup,
+            kind_job_types,
         }
     }
 
@@ -151,6 +166,7 @@ impl Static {
             platform: self.ce_platform_id[c],
             tags: &self.ce_tags[c],
             cpu_time,
+            job_types: &[],
         }
     }
 

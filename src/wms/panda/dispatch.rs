@@ -7,16 +7,28 @@
 
 use crate::engine::SimTime;
 use crate::engine::dist;
+use crate::ids::JobId;
 use crate::ids::PilotId;
 use crate::panda::gshare::{self, DispatchOrder, Usage};
 use crate::panda::timeouts::JobStatus as PStatus;
-use crate::wms::{Answer, Ctx};
+use crate::panda::timeouts::ProdSourceLabel;
+use crate::wms::{Answer, Ctx, FetchRequest};
+use crate::workload::JobKind;
 
 use super::PandaWms;
 
 /// Jobs looked at per leaf for one that fits the pilot's free cores (PanDA's `getJob` query
 /// takes the first row of the sorted selection that matches the pilot's resources).
 const FIT_SCAN: usize = 200;
+
+/// Analysis (`user`, and `panda`: analysis through the server) or production (`managed`, `test`,
+/// the rest) for a startd pilot's request (seed 003 §2).
+fn label_kind(label: ProdSourceLabel) -> JobKind {
+    match label {
+        ProdSourceLabel::User | ProdSourceLabel::Panda => JobKind::Analysis,
+        _ => JobKind::Production,
+    }
+}
 
 impl PandaWms {
     /// The leaf dispatch order, recomputed every `agents.gshare_refresh_s` from the HS06 each
@@ -49,14 +61,34 @@ impl PandaWms {
         let Some(q) = self.pilot_queue.get(p as usize).copied().filter(|&q| q != u16::MAX) else {
             return Answer::Exit;
         };
+        let free = ctx.grid().pilot(p).free_cores;
+        match self.get_job(ctx, q, free, None) {
+            Some(j) => Answer::Run(j),
+            None => Answer::Exit,
+        }
+    }
+
+    /// `getJob` for a pilot factory's pilot (seed 003) at queue `req.queue`: the same query, and
+    /// for a startd pilot keeping a VM for analysis only `prodSourceLabel = user` jobs (only
+    /// `managed` ones for production).
+    pub(super) fn fetch_for_factory(&mut self, ctx: &mut dyn Ctx, req: &FetchRequest) -> Option<JobId> {
+        let q = self.cfg.queues.iter().position(|x| Some(x.name.as_str()) == req.queue)?;
+        self.get_job(ctx, q as u16, req.cores, req.only)
+    }
+
+    /// The first activated job of PQ `q` in the sorting criteria that fits `free` cores (and is of
+    /// kind `only`, if given): it becomes `running` there now.
+    fn get_job(&mut self, ctx: &mut dyn Ctx, q: u16, free: u32, only: Option<JobKind>) -> Option<JobId> {
         let now = ctx.now();
         self.gets.add(q as usize, now);
-        let free = ctx.grid().pilot(p).free_cores;
         self.refresh_ranks(now);
         let draw = dist::index(&mut self.rng_dispatch, 100) as u32;
         let order = gshare::dispatch_order(&self.cfg.gdpconfig.dispatch, draw);
         let jobs = &self.tables.jobs;
-        let fits = |i: u32| jobs[i as usize].cores <= free;
+        let fits = |i: u32| {
+            let job = &jobs[i as usize];
+            job.cores <= free && only.is_none_or(|k| label_kind(job.label) == k)
+        };
         let qi = q as usize;
         let pick = match order {
             DispatchOrder::Age => {
@@ -66,13 +98,13 @@ impl PandaWms {
                 self.tables.activated[qi][leaf].iter().take(FIT_SCAN).map(|&(_, _, i)| i).find(|&i| fits(i))
             }),
         };
-        let Some(i) = pick else { return Answer::Exit };
+        let i = pick?;
         let cp = self.corepower(q);
         self.tables.set_status(i, PStatus::Sent, now, cp);
         self.tables.set_status(i, PStatus::Starting, now, cp);
         self.tables.set_status(i, PStatus::Running, now, cp);
         self.last_start[qi] = Some(now);
         self.starts.add(qi, now);
-        Answer::Run(self.tables.jobs[i as usize].job)
+        Some(self.tables.jobs[i as usize].job)
     }
 }

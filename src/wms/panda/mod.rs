@@ -46,7 +46,7 @@ use crate::ids::{JobId, PilotId, WmsId};
 use crate::metrics::ExtraColumn;
 use crate::scenario::Scenario;
 use crate::scenario::panda::PandaConfig;
-use crate::wms::{Answer, Ctx, PilotNews, Timer, Wms};
+use crate::wms::{Answer, Ctx, FetchRequest, PilotNews, Timer, Wms};
 use crate::workload::{Job, ShareEntities, StreamInfo};
 
 pub use setup::StreamShape;
@@ -108,6 +108,9 @@ pub struct PandaWms {
     /// Per PQ, the counts (activated, queued n/cores, running n/cores) of its last Harvester
     /// cycle if that cycle submitted nothing (pull mode): the same counts decide the same.
     harvest_idle: Vec<Option<pilots::IdleKey>>,
+    /// PQs a pilot factory feeds (`factory[].queue`, seed 003): Harvester submits no workers
+    /// there.
+    factory_queue: Vec<bool>,
     /// The world stream of PanDA stream `k` is `first_stream + k`.
     first_stream: u32,
     tables: Tables,
@@ -206,6 +209,11 @@ impl PandaWms {
             harvest_view,
             anal_view: view::anal::AnalView::new(scenario),
             harvest_idle: vec![None; nq],
+            factory_queue: cfg
+                .queues
+                .iter()
+                .map(|q| scenario.factory.iter().any(|f| f.target().2 == Some(q.name.as_str())))
+                .collect(),
             gets: analysis::Activity::new(nq),
             starts: analysis::Activity::new(nq),
             anal_cache: None,
@@ -313,6 +321,28 @@ impl Wms for PandaWms {
 
     fn job_ended(&mut self, ctx: &mut dyn Ctx, _p: PilotId, j: JobId) {
         self.payload_ended(ctx, j);
+    }
+
+    /// `activated` jobs of the queue (of every queue for `None`).
+    fn queued_jobs(&self, queue: Option<&str>) -> u64 {
+        let q = queue.and_then(|n| self.cfg.queues.iter().position(|x| x.name == n));
+        let counts = &self.tables.counts;
+        match q {
+            Some(q) => counts[q].activated,
+            None => counts.iter().map(|c| c.activated).sum(),
+        }
+    }
+
+    fn fetch_job(&mut self, ctx: &mut dyn Ctx, req: &FetchRequest) -> Option<JobId> {
+        self.fetch_for_factory(ctx, req)
+    }
+
+    /// A factory's startd pilot gave the running job back (removed, or the job preempted): it is
+    /// `activated` at its queue again, as Condor requeues a vacated job (seed 003 §2).
+    fn job_requeued(&mut self, ctx: &mut dyn Ctx, j: JobId) {
+        let Some(i) = self.tables.of_job(j) else { return };
+        let cp = self.corepower(self.tables.jobs[i as usize].queue);
+        self.tables.set_status(i, crate::panda::timeouts::JobStatus::Activated, ctx.now(), cp);
     }
 
     fn transfer_done(&mut self, ctx: &mut dyn Ctx, t: TransferId) {

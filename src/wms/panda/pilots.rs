@@ -43,6 +43,9 @@ impl PandaWms {
             let d = super::snapshot(&self.tables, &self.last_start, ctx, &queued, &running);
             let h = HarvesterDynamic::default();
             for q in 0..nq {
+                if self.factory_queue[q] {
+                    continue; // a pilot factory submits there, not Harvester
+                }
                 // define_num_workers is a pure function of the PQ's state: a pull-mode PQ whose
                 // counts are those of its last cycle that decided nothing decides nothing again.
                 let key = (self.tables.counts[q].activated, queued[q].n, queued[q].core, running[q].n, running[q].core);

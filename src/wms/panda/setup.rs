@@ -10,7 +10,7 @@ use crate::panda::gshare::{Leaf, leaves};
 use crate::panda::timeouts::ProdSourceLabel;
 use crate::scenario::Scenario;
 use crate::scenario::panda::{DatasetConfig, PandaConfig};
-use crate::workload::{Arrival, EntityDef, JobEntities, Level, ShareEntities, StreamInfo};
+use crate::workload::{Arrival, EntityDef, JobEntities, JobKind, Level, ShareEntities, StreamInfo};
 
 use super::tables::{Task, TaskStatus};
 use super::view::prod::ResourceType;
@@ -281,6 +281,7 @@ pub fn entities_and_streams(st: &Statics, wms: WmsId) -> (ShareEntities, Vec<Str
             cpu_time: s.cpu_work,
             failure_probability: s.failure_probability,
             wms,
+            kind: if s.analysis { JobKind::Analysis } else { JobKind::Production },
         })
         .collect();
     (ShareEntities { defs, of_stream }, streams)

@@ -1,0 +1,106 @@
+//! The pilot factory of seed 003 in the world (issue 12 items 4, 5): the seed's two arguments
+//! reproduced on the shipped scenarios.
+
+use pilotsim::factory::generic::gpf_throughput;
+use pilotsim::factory::startd::{JobTypePolicy, spf_throughput};
+use pilotsim::run;
+use pilotsim::scenario::factory::FactoryConfig;
+use pilotsim::scenario::{self, Scenario};
+
+fn load(file: &str) -> Scenario {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios").join(file);
+    scenario::load_file(&path).unwrap().scenario
+}
+
+fn simulate(s: &Scenario) -> serde_json::Value {
+    let loaded = scenario::Loaded { scenario: s.clone(), origin: "test".into(), sha256: String::new() };
+    let prepared = run::prepare(&loaded, &[]).unwrap();
+    let mut f = run::simulate(&prepared, s.seed, |_, _| {}).unwrap();
+    serde_json::to_value(f.summary()).unwrap()
+}
+
+fn num(v: &serde_json::Value, path: &[&str]) -> f64 {
+    let mut x = v;
+    for p in path {
+        x = if let Ok(i) = p.parse::<usize>() { &x[i] } else { &x[*p] };
+    }
+    x.as_f64().unwrap_or_else(|| panic!("{path:?} is {x}"))
+}
+
+/// Seed 003 "Pilot Submission Efficiency": 100 nodes, Tsw 30 min (mean), tp = tpw = 1 min,
+/// Tj 2 h (mean). GPF: x/(Tsw + tp + tpw + Tj + the Generator's lag, 5 s on average at a 10 s
+/// cycle) = 39.45 jobs/h; SPF after its first round: x/(tp' + tpw' + Tj + half a pilot interval)
+/// = 48.98 jobs/h. Simulated over the second half of four days: within 2 %.
+#[test]
+fn factory_efficiency_agrees_with_the_closed_forms() {
+    let s = load("factory_efficiency.ron");
+    let v = simulate(&s);
+    let gpf = gpf_throughput(100.0, 1800.0 + 5.0, 7200.0, 60.0, 60.0).exact * 3600.0;
+    let spf = spf_throughput(100.0, 1, 1.0, 60.0 + 30.0, 60.0, 7200.0).exact * 3600.0;
+    assert!((gpf - 39.45).abs() < 0.01 && (spf - 48.98).abs() < 0.01, "{gpf} {spf}");
+    let (g, sp) = (
+        num(&v, &["factory", "0", "jobs_per_hour_second_half"]),
+        num(&v, &["factory", "1", "jobs_per_hour_second_half"]),
+    );
+    assert!((g / gpf - 1.0).abs() < 0.02, "GPF {g} jobs/h against {gpf}");
+    assert!((sp / spf - 1.0).abs() < 0.02, "SPF {sp} jobs/h against {spf}");
+    // The head node's load: a generic pilot per job, a startd pilot per ~40 jobs.
+    let (gl, sl) = (
+        num(&v, &["factory", "0", "submissions_per_finished_job"]),
+        num(&v, &["factory", "1", "submissions_per_finished_job"]),
+    );
+    assert!(gl > 1.0 && gl < 1.1, "{gl}");
+    assert!(sl < 0.05, "{sl}");
+}
+
+/// The analysis load of `factory_analysis.ron` under three factories: generic pilots (one per
+/// node), startd pilots taking any job, and startd pilots keeping a VM for analysis.
+fn analysis_variant(policy: Option<JobTypePolicy>) -> serde_json::Value {
+    let mut s = load("factory_analysis.ron");
+    let f = &mut s.factory[0];
+    match policy {
+        Some(p) => {
+            if let FactoryConfig::Startd { job_types, .. } = f {
+                *job_types = p;
+            }
+        }
+        None => {
+            *f = FactoryConfig::Generic {
+                site: "BNL.us".into(),
+                ces: Vec::new(),
+                queue: None,
+                rate_per_min: 10.0,
+                max_queued: None,
+                max_total: Some(50),
+                cycle_s: 60.0,
+                pilot_script_s: 60.0,
+                job_fetch_s: 60.0,
+            }
+        }
+    }
+    simulate(&s)
+}
+
+#[test]
+fn factory_analysis_waits_by_policy() {
+    let generic = analysis_variant(None);
+    let any = analysis_variant(Some(JobTypePolicy::Any));
+    let keep = analysis_variant(Some(JobTypePolicy::KeepOneForAnalysis));
+    let wait = |v: &serde_json::Value, kind: &str, q: &str| num(v, &["factory", "0", "wait_time_s", kind, q]);
+    for (name, v) in [("generic", &generic), ("startd any", &any), ("startd keep one", &keep)] {
+        eprintln!(
+            "{name}: analysis wait p50 {:.0} s p95 {:.0} s; jobs done {}; suspended {:.0} h; submissions/job {:.3}",
+            wait(v, "analysis", "p50"),
+            wait(v, "analysis", "p95"),
+            num(v, &["factory", "0", "jobs_done"]),
+            num(v, &["factory", "0", "suspended_s"]) / 3600.0,
+            num(v, &["factory", "0", "submissions_per_finished_job"]),
+        );
+    }
+    // The seed's claim: analysis waits far less beside production on startd VMs, and least
+    // when a VM is kept for it.
+    assert!(wait(&generic, "analysis", "p50") > 10.0 * wait(&keep, "analysis", "p50"));
+    assert!(wait(&any, "analysis", "p95") > wait(&keep, "analysis", "p95"));
+    assert!(num(&keep, &["factory", "0", "suspensions"]) > 0.0);
+    assert_eq!(num(&generic, &["factory", "0", "suspensions"]), 0.0);
+}
