@@ -176,14 +176,5 @@ pub fn to_parquet(df: &mut DataFrame, metadata: Vec<(String, String)>) -> Polars
 
 /// Parquet bytes of a run's frame, with the run's identity as key-value metadata.
 pub fn parquet_bytes(df: &mut DataFrame, meta: &RunMeta) -> PolarsResult<Vec<u8>> {
-    to_parquet(
-        df,
-        vec![
-            ("pilotsim.scenario".into(), meta.scenario.clone()),
-            ("pilotsim.scenario_sha256".into(), meta.scenario_sha256.clone()),
-            ("pilotsim.seed".into(), meta.seed.to_string()),
-            ("pilotsim.version".into(), meta.pilotsim_version.to_string()),
-            ("pilotsim.digest".into(), meta.digest.clone()),
-        ],
-    )
+    to_parquet(df, meta.parquet_metadata())
 }
