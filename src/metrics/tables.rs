@@ -177,5 +177,4 @@ pub fn parquet_bytes(columns: &[Column], meta: &RunMeta) -> Result<Vec<u8>, parq
 }
 
 #[cfg(test)]
-#[path = "tables_tests.rs"]
 mod tests;
