@@ -11,7 +11,8 @@
 /// it, bit-packing them is as small.
 const MIN_RUN: usize = 8;
 
-fn varint(out: &mut Vec<u8>, mut v: u64) {
+/// ULEB128 (the varint of run headers and of Thrift's compact protocol).
+pub fn varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;

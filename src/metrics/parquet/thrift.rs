@@ -37,12 +37,8 @@ impl<'a> Writer<'a> {
         Self { out, last: Vec::new() }
     }
 
-    fn varint(&mut self, mut v: u64) {
-        while v >= 0x80 {
-            self.out.push((v as u8) | 0x80);
-            v >>= 7;
-        }
-        self.out.push(v as u8);
+    fn varint(&mut self, v: u64) {
+        super::hybrid::varint(self.out, v);
     }
 
     fn zigzag(&mut self, v: i64) {
