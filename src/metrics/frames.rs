@@ -3,8 +3,8 @@
 //!
 //! A run's files are written by [`super::tables`] and our own writer ([`super::parquet`]),
 //! compiled at our opt-level where polars is built unoptimised (writing the 2.1 M-job week's
-//! outputs: 18.7 s through polars, 2.4 s now); these
-//! frames are the reference the tests compare its files with (same columns, types, values).
+//! outputs: 18.7 s through polars, 2.4 s now); these frames are the reference the tests
+//! compare its files with (same columns, types, values).
 //! [`to_parquet`] still writes the sweep's small tables (`sweep.parquet`, `points.parquet`,
 //! `tune.parquet`).
 
