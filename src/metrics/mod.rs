@@ -4,10 +4,12 @@
 
 pub mod frames;
 pub mod network_summary;
+pub mod parquet;
 pub mod points;
 pub mod recorder;
 pub mod summary;
 pub mod summary_text;
+pub mod tables;
 pub mod write;
 
 use crate::engine::SimTime;
@@ -29,6 +31,19 @@ pub struct RunMeta {
     pub wall_seconds: f64,
     /// Simulated end time.
     pub end: SimTime,
+}
+
+impl RunMeta {
+    /// The run's identity as the key-value metadata of its Parquet files.
+    pub fn parquet_metadata(&self) -> Vec<(String, String)> {
+        vec![
+            ("pilotsim.scenario".into(), self.scenario.clone()),
+            ("pilotsim.scenario_sha256".into(), self.scenario_sha256.clone()),
+            ("pilotsim.seed".into(), self.seed.to_string()),
+            ("pilotsim.version".into(), self.pilotsim_version.to_string()),
+            ("pilotsim.digest".into(), self.digest.clone()),
+        ]
+    }
 }
 
 /// The values of a column a WMS adds to `jobs.parquet` or `pilots.parquet`, one per row.

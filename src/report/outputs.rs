@@ -11,7 +11,7 @@ use super::charts::{self, EntityShare, Line, PilotsOverTime, Rendered, ShareConv
 use super::panda_charts::{self, CountsOverTime, MAX_BOXES, QueueWaits, top_series};
 use crate::metrics::recorder::Level;
 use crate::metrics::summary::{self, Summary};
-use crate::metrics::{ExtraValues, RunData, frames, write};
+use crate::metrics::{ExtraValues, RunData, tables, write};
 
 /// Write a rendered chart as `<stem>.png` and `<stem>.svg` in `dir`, atomically.
 pub fn write_chart(dir: &Path, stem: &str, r: Rendered) -> Result<()> {
@@ -237,24 +237,22 @@ pub fn write_run(dir: &Path, run: &mut RunData) -> Result<Summary> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let summary = summary::build(run);
     let json = serde_json::to_string_pretty(&summary)? + "\n";
-    let tables = [
-        ("timeseries.parquet", frames::timeseries(run)),
-        ("jobs.parquet", frames::jobs(run)),
-        ("pilots.parquet", frames::pilots(run)),
-    ];
+    // Each table is encoded as soon as its columns are built, so one table's columns at a time.
+    let meta = &run.meta;
     let mut parquet: Vec<(String, Vec<u8>)> = Vec::new();
-    for (name, df) in tables {
-        let mut df = df.with_context(|| format!("building {name}"))?;
-        parquet.push((name.to_string(), frames::parquet_bytes(&mut df, &run.meta)?));
-    }
+    let mut encode = |name: String, columns: Vec<tables::Column>| -> Result<()> {
+        let bytes = tables::parquet_bytes(&columns, meta).with_context(|| format!("encoding {name}"))?;
+        parquet.push((name, bytes));
+        Ok(())
+    };
+    encode("timeseries.parquet".into(), tables::timeseries(run))?;
+    encode("jobs.parquet".into(), tables::jobs(run))?;
+    encode("pilots.parquet".into(), tables::pilots(run))?;
     if run.network.transfer_count() > 0 {
-        let mut df = frames::transfers(run).context("building transfers.parquet")?;
-        parquet.push(("transfers.parquet".into(), frames::parquet_bytes(&mut df, &run.meta)?));
+        encode("transfers.parquet".into(), tables::transfers(run))?;
     }
     for t in &run.wms_tables {
-        let name = format!("{}.parquet", t.name);
-        let mut df = frames::wms_table(t).with_context(|| format!("building {name}"))?;
-        parquet.push((name, frames::parquet_bytes(&mut df, &run.meta)?));
+        encode(format!("{}.parquet", t.name), tables::wms_table(t))?;
     }
     let share = charts::share_convergence(&share_chart(run))?;
     let pilots = charts::pilots_over_time(&pilots_chart(run))?;
