@@ -73,6 +73,7 @@ impl Finished {
         let mut factory_summaries = Vec::new();
         if !w.factories.is_empty() {
             pilot_columns.push(w.factories.pilot_column(&w.core.grid));
+            wms_tables.extend(w.factories.cycles_table());
             let end = crate::engine::SimTime::ZERO + crate::engine::SimDuration::from_secs_f64(w.scenario.duration_s);
             for f in w.factories.summary(&w.core.grid, &w.core.jobs, &w.core.streams, end) {
                 factory_summaries.push(serde_json::to_value(f).unwrap_or_default());

@@ -27,8 +27,10 @@ pub fn run(args: TuneArgs) -> anyhow::Result<Outcome> {
         .map(|t| parse_threshold(t).map_err(anyhow::Error::msg))
         .collect::<anyhow::Result<Vec<_>>>()?;
     // An integer field (e.g. `nqueued_sat_cap`) is tuned over whole numbers; a field the
-    // scenario leaves at its default still has a value in the tree.
-    let integer = scenario::overrides::value_at(&loaded.scenario, &param)
+    // scenario leaves at its default still has a value in the tree, and one a `--set` brings
+    // (`--set 'factory.0.Startd.standby={"Fixed":1}'`) is looked up after the sets.
+    let with_sets = scenario::overrides::apply(&loaded.scenario, &args.sets).map_err(anyhow::Error::msg)?;
+    let integer = scenario::overrides::value_at(&with_sets, &param)
         .map_err(|e| anyhow::anyhow!("--param {param}: {e}"))?
         .is_i64();
     let spec = TuneSpec {

@@ -11,27 +11,42 @@
 //!
 //! # The adaptive controller
 //!
-//! A standby pilot is a replacement in transit: it is submitted when (or before) a running startd
-//! pilot disappears and takes Tsw to reach a worker node. By Little's law the number in transit is
-//! `L = λ · W`, with λ the rate at which running startd pilots disappear (each lives a mean
-//! lifetime, so λ = running / mean lifetime) and W = Tsw. Keeping L queued means a replacement
-//! reaches the pool about when each vacancy opens. On top of that, jobs that no VM will take
-//! (queued now, plus those arriving during Tsw, less the idle VMs) need new startd pilots of
-//! `vms` VMs each. Every Generator cycle:
+//! A standby pilot is a replacement in transit: it is submitted when (or before) a startd pilot
+//! in use disappears and takes Tsw to reach a worker node. By Little's law the number in transit
+//! is `L = λ · W`, with λ the rate at which the startd pilots *in use* disappear (each lives a
+//! mean lifetime, so λ = busy / mean lifetime) and W = Tsw. Keeping L queued means a replacement
+//! reaches the pool about when each vacancy opens; idle startd pilots are not replaced, so the
+//! pool shrinks when the load falls (they hold slots the site could give to others). On top of
+//! that, jobs that no VM will take (queued now, plus the backlog's growth during Tsw — arrivals
+//! less job ends — less the idle VMs) need new startd pilots of `vms` VMs each, but no more than
+//! the pool has room for: a standby pilot beyond that only waits for a vacancy. Every cycle:
 //!
 //! ```text
 //! Tsw^    ← Tsw^ + α (Tsw − Tsw^)              per standby pilot that started (queue wait)
-//! L^      ← L^   + α (L − L^)                  per startd pilot removed (lifetime)
-//! arr^    ← arr^ + α (arrivals/Δt − arr^)      per Generator cycle (jobs per second)
-//! safety  ← min(safety × up, safety_max)       if jobs waited while no startd pilot ran
+//! 1/L^    ← 1/L^ + w (removals/(held·Δt) − 1/L^)  per cycle: removal rate per startd pilot
+//! arr^    ← arr^ + w (arrivals/Δt − arr^)         per cycle (jobs submitted, per second)
+//! end^    ← end^ + w (job ends/Δt − end^)         per cycle, jobs ended in its pilots
+//!           with w = 1 − exp(−Δt/τ) for a cycle of Δt
+//! safety  ← min(safety × up, safety_max)       if jobs waited beyond the idle VMs while the
+//!                                              pool had room
 //!           max(safety × down, safety_min)     else if standby pilots sat queued with idle VMs
-//! replace = running / L^ × Tsw^                Little's law
-//! demand  = max(0, queued jobs + arr^ × Tsw^ − idle VMs) / vms
+//!
+//! Tsw^ learns only from pilots that started while the pool kept a free slot: one that also
+//! waited for a vacancy in a full pool would teach the controller its own backlog.
+//! busy    = running − ⌊idle VMs / vms⌋
+//! replace = busy / L^ × Tsw^                   Little's law
+//! demand  = min(max(0, queued jobs + (arr^ − end^) × Tsw^ − idle VMs) / vms, room)
+//! room    = pool − running                     (no bound when the pool is unknown)
 //! target  = clamp(⌈safety × replace + demand⌉, min, max)
 //! ```
 //!
+//! The seed gives no algorithm; this is pilotsim's. A first version replaced every running
+//! startd pilot, counted all arrivals as demand and learnt L^ from each removed pilot's age:
+//! on `factory_standby.ron` it kept the pool full and a thousand pilots queued (pilot
+//! efficiency 0.34).
+//!
 //! Parameters and defaults ([`AdaptiveSettings`]): priors Tsw^ = 30 min and L^ = 4 h (the seed's
-//! "within a few hours"), arr^ = 0; α = 0.2; safety 1.5 in [1, 4], up × 1.25, down × 0.9; min 0,
+//! "within a few hours"), arr^ = end^ = 0; α = 0.2, τ = 1 h; safety 1.5 in [1, 4], up × 1.25, down × 0.9; min 0,
 //! max 1000 (the head node's bound). Everything is plain `f64` arithmetic in a fixed order:
 //! deterministic, no clock, no randomness.
 
@@ -83,8 +98,11 @@ pub struct AdaptiveSettings {
     pub initial_queue_wait_s: f64,
     /// Prior of a startd pilot's lifetime, seconds: 14 400.
     pub initial_lifetime_s: f64,
-    /// α, the weight of a new observation in the moving averages, in (0, 1]: 0.2.
+    /// α, the weight of a new queue wait in its moving average, in (0, 1]: 0.2.
     pub smoothing: f64,
+    /// τ, the time constant of the rate estimates (removals, arrivals, job ends), seconds:
+    /// 3600. A cycle of Δt weighs 1 − exp(−Δt/τ), so the estimates do not depend on the cycle.
+    pub rate_window_s: f64,
     /// The safety factor's start: 1.5.
     pub safety: f64,
     pub safety_min: f64,
@@ -105,6 +123,7 @@ impl Default for AdaptiveSettings {
             initial_queue_wait_s: 1800.0,
             initial_lifetime_s: 14_400.0,
             smoothing: 0.2,
+            rate_window_s: 3600.0,
             safety: 1.5,
             safety_min: 1.0,
             safety_max: 4.0,
@@ -134,6 +153,7 @@ impl AdaptiveSettings {
         );
         need("initial_lifetime_s", pos(self.initial_lifetime_s), "a positive number", self.initial_lifetime_s);
         need("smoothing", self.smoothing > 0.0 && self.smoothing <= 1.0, "in (0, 1]", self.smoothing);
+        need("rate_window_s", pos(self.rate_window_s), "a positive number", self.rate_window_s);
         need("safety_min", pos(self.safety_min), "a positive number", self.safety_min);
         need(
             "safety_max",
@@ -169,6 +189,21 @@ pub struct StandbyObservation {
     pub idle_vms: u32,
     /// VMs per startd pilot (≥ 1).
     pub vms_per_startd: u32,
+    /// Startd pilots its CEs can hold at once (x: slots / vms); 0 if unknown.
+    pub pool_startds: u32,
+}
+
+/// The adaptive controller's estimates ([`AdaptiveStandby::estimates`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimates {
+    /// Tsw^: queue wait of a standby pilot, seconds.
+    pub queue_wait_s: f64,
+    /// L^: lifetime of a startd pilot, seconds.
+    pub lifetime_s: f64,
+    /// arr^, end^: jobs arriving in the WMS, and ending in its pilots, per second.
+    pub arrivals_per_s: f64,
+    pub ends_per_s: f64,
+    pub safety: f64,
 }
 
 /// How the safety factor moved at a cycle.
@@ -184,7 +219,7 @@ pub enum SafetyMove {
 pub struct AdaptiveTarget {
     /// Standby startd pilots to keep queued.
     pub target: u32,
-    /// Little's-law replacements in transit (`running / L^ × Tsw^`).
+    /// Little's-law replacements in transit (`busy / L^ × Tsw^`).
     pub replace: f64,
     /// Startd pilots for jobs no VM will take.
     pub demand: f64,
@@ -199,8 +234,10 @@ pub struct AdaptiveTarget {
 pub struct AdaptiveStandby {
     s: AdaptiveSettings,
     queue_wait_s: f64,
-    lifetime_s: f64,
+    /// Removals per running startd pilot per second: 1 / L^.
+    hazard: f64,
     arrival_rate: f64,
+    end_rate: f64,
     safety: f64,
 }
 
@@ -212,8 +249,9 @@ impl AdaptiveStandby {
         }
         Ok(AdaptiveStandby {
             queue_wait_s: s.initial_queue_wait_s,
-            lifetime_s: s.initial_lifetime_s,
+            hazard: 1.0 / s.initial_lifetime_s,
             arrival_rate: 0.0,
+            end_rate: 0.0,
             safety: s.safety,
             s: s.clone(),
         })
@@ -228,26 +266,57 @@ impl AdaptiveStandby {
         self.queue_wait_s = self.ewma(self.queue_wait_s, tsw.as_millis() as f64 / 1e3);
     }
 
-    /// A startd pilot was removed by the batch system after holding its slot for `lifetime`.
-    pub fn observe_lifetime(&mut self, lifetime: SimDuration) {
-        self.lifetime_s = self.ewma(self.lifetime_s, (lifetime.as_millis() as f64 / 1e3).max(1e-3));
-    }
-
-    /// `jobs` arrived for the site over `over` (the Generator cycle); nothing for an empty span.
-    pub fn observe_arrivals(&mut self, jobs: u64, over: SimDuration) {
-        if over.as_millis() > 0 {
-            self.arrival_rate = self.ewma(self.arrival_rate, jobs as f64 / (over.as_millis() as f64 / 1e3));
+    /// A rate estimate moved towards `count` events over `over` (per `per` exposed): the
+    /// weight is 1 − exp(−Δt/τ); an empty span or exposure teaches nothing.
+    fn rate_ewma(&self, est: f64, count: f64, per: f64, over: SimDuration) -> f64 {
+        let dt = over.as_millis() as f64 / 1e3;
+        if dt <= 0.0 || per <= 0.0 {
+            return est;
         }
+        let w = 1.0 - (-dt / self.s.rate_window_s).exp();
+        est + w * (count / (per * dt) - est)
     }
 
-    /// Estimates: (Tsw^ in s, L^ in s, arrivals per s, safety).
-    pub fn estimates(&self) -> (f64, f64, f64, f64) {
-        (self.queue_wait_s, self.lifetime_s, self.arrival_rate, self.safety)
+    /// `removed` startd pilots were removed by the batch system over `over`, out of `exposed`
+    /// that held a slot then. The removal rate per startd pilot is 1 / L^ (for any lifetime
+    /// distribution, in the steady state); learning it as a rate, not from each removed
+    /// pilot's age, avoids the survivor bias of the first hours (the short-lived go first).
+    pub fn observe_removals(&mut self, removed: u64, exposed: u32, over: SimDuration) {
+        self.hazard = self.rate_ewma(self.hazard, removed as f64, f64::from(exposed), over);
+    }
+
+    /// `jobs` arrived for the site over `over` (the Generator cycle).
+    pub fn observe_arrivals(&mut self, jobs: u64, over: SimDuration) {
+        self.arrival_rate = self.rate_ewma(self.arrival_rate, jobs as f64, 1.0, over);
+    }
+
+    /// `jobs` ended (done, failed) in its pilots over `over`.
+    pub fn observe_job_ends(&mut self, jobs: u64, over: SimDuration) {
+        self.end_rate = self.rate_ewma(self.end_rate, jobs as f64, 1.0, over);
+    }
+
+    fn lifetime_s(&self) -> f64 {
+        1.0 / self.hazard.max(1e-12)
+    }
+
+    /// Estimates: (Tsw^ in s, L^ in s, arrivals per s, job ends per s, safety).
+    pub fn estimates(&self) -> Estimates {
+        Estimates {
+            queue_wait_s: self.queue_wait_s,
+            lifetime_s: self.lifetime_s(),
+            arrivals_per_s: self.arrival_rate,
+            ends_per_s: self.end_rate,
+            safety: self.safety,
+        }
     }
 
     /// One Generator cycle: adapt the safety factor from `obs`, then the target (module doc).
     pub fn target(&mut self, obs: &StandbyObservation) -> AdaptiveTarget {
-        let moved = if obs.queued_jobs > 0 && obs.running_startds == 0 {
+        let room = match obs.pool_startds {
+            0 => f64::INFINITY,
+            pool => f64::from(pool.saturating_sub(obs.running_startds)),
+        };
+        let moved = if obs.queued_jobs > u64::from(obs.idle_vms) && room > 0.0 {
             self.safety = (self.safety * self.s.safety_up).min(self.s.safety_max);
             SafetyMove::Up
         } else if obs.queued_startds > 0 && obs.idle_vms > 0 {
@@ -256,9 +325,12 @@ impl AdaptiveStandby {
         } else {
             SafetyMove::Kept
         };
-        let replace = f64::from(obs.running_startds) / self.lifetime_s * self.queue_wait_s;
-        let unserved = obs.queued_jobs as f64 + self.arrival_rate * self.queue_wait_s - f64::from(obs.idle_vms);
-        let demand = unserved.max(0.0) / f64::from(obs.vms_per_startd.max(1));
+        let vms = obs.vms_per_startd.max(1);
+        let busy = obs.running_startds.saturating_sub(obs.idle_vms / vms);
+        let replace = f64::from(busy) * self.hazard * self.queue_wait_s;
+        let growth = (self.arrival_rate - self.end_rate) * self.queue_wait_s;
+        let unserved = obs.queued_jobs as f64 + growth - f64::from(obs.idle_vms);
+        let demand = (unserved.max(0.0) / f64::from(vms)).min(room);
         let target = ceil_tol(self.safety * replace + demand).clamp(self.s.min, self.s.max);
         AdaptiveTarget { target, replace, demand, safety: self.safety, moved }
     }
@@ -293,14 +365,19 @@ impl StandbyController {
             a.observe_queue_wait(tsw);
         }
     }
-    pub fn observe_lifetime(&mut self, lifetime: SimDuration) {
+    pub fn observe_removals(&mut self, removed: u64, exposed: u32, over: SimDuration) {
         if let StandbyController::Adaptive(a) = self {
-            a.observe_lifetime(lifetime);
+            a.observe_removals(removed, exposed, over);
         }
     }
     pub fn observe_arrivals(&mut self, jobs: u64, over: SimDuration) {
         if let StandbyController::Adaptive(a) = self {
             a.observe_arrivals(jobs, over);
+        }
+    }
+    pub fn observe_job_ends(&mut self, jobs: u64, over: SimDuration) {
+        if let StandbyController::Adaptive(a) = self {
+            a.observe_job_ends(jobs, over);
         }
     }
 
@@ -312,6 +389,14 @@ impl StandbyController {
                 ceil_tol(*per_queued_job * obs.queued_jobs as f64).clamp(*min, *max)
             }
             StandbyController::Adaptive(a) => a.target(obs).target,
+        }
+    }
+
+    /// The adaptive controller's estimates; None for the other policies.
+    pub fn estimates(&self) -> Option<Estimates> {
+        match self {
+            StandbyController::Adaptive(a) => Some(a.estimates()),
+            _ => None,
         }
     }
 

@@ -13,6 +13,7 @@ fn obs(queued_jobs: u64, running: u32, queued: u32, idle: u32) -> StandbyObserva
         queued_startds: queued,
         idle_vms: idle,
         vms_per_startd: 2,
+        pool_startds: 0,
     }
 }
 
@@ -27,8 +28,9 @@ fn fixed_and_proportional() {
     assert_eq!(t, vec![2, 7, 4, 20]);
     // The observations feed only the adaptive controller.
     p.observe_queue_wait(secs(10));
-    p.observe_lifetime(secs(10));
+    p.observe_removals(10, 10, secs(10));
     p.observe_arrivals(10, secs(10));
+    p.observe_job_ends(10, secs(10));
     assert_eq!(p.target(&obs(100, 0, 0, 0)), 7);
 }
 
@@ -46,41 +48,70 @@ fn littles_law_with_the_priors() {
     assert_eq!((t.target, t.demand, t.moved), (15, 0.0, SafetyMove::Kept));
 }
 
+/// The example of the two tests below: Tsw observed 1 h, 9 of 100 startd pilots removed in an
+/// hour, 36 jobs arrived in that hour.
+fn taught() -> AdaptiveStandby {
+    let mut a = adaptive();
+    a.observe_queue_wait(secs(3600));
+    a.observe_removals(9, 100, secs(3600));
+    a.observe_arrivals(36, secs(3600));
+    a
+}
+
 #[test]
 fn the_controller_learns_tsw_lifetimes_and_arrivals() {
-    let mut a = adaptive();
-    // Tsw^ = 1800 + 0.25 (3600 − 1800) = 2250 s; L^ = 14 400 + 0.25 (7200 − 14 400) = 12 600 s.
-    a.observe_queue_wait(secs(3600));
-    a.observe_lifetime(secs(7200));
-    // 36 jobs in an hour: 0.01/s; arr^ = 0 + 0.25 × 0.01 = 0.0025/s.
-    a.observe_arrivals(36, secs(3600));
+    let mut a = taught();
+    // Tsw^ = 1800 + 0.25 (3600 − 1800) = 2250 s. A cycle of an hour with τ = 1 h weighs
+    // w = 1 − e^−1 = 0.632 120 6: 1/L^ = 1/14 400 + w (9 / (100 × 3600) − 1/14 400)
+    // = 4.135 02e-5 /s, L^ = 24 183.7 s; arr^ = w × 36/3600 = 0.006 321 2 /s.
     a.observe_arrivals(5, SimDuration::ZERO); // an empty span teaches nothing
-    let (tsw, life, arr, safety) = a.estimates();
-    assert_eq!((tsw, life, safety), (2250.0, 12_600.0, 1.2));
-    assert!((arr - 0.0025).abs() < 1e-15);
-    // replace = 100 / 12 600 × 2250 = 17.857…; demand = max(0, 0 + 0.0025 × 2250 − 0) / 2
-    // = 2.8125; 1.2 × 17.857 + 2.8125 = 24.24 → 25.
+    a.observe_removals(5, 0, secs(60)); // nor does a span without startd pilots
+    let e = a.estimates();
+    assert_eq!((e.queue_wait_s, e.safety, e.ends_per_s), (2250.0, 1.2, 0.0));
+    assert!((e.lifetime_s - 24_183.681_414_617_477).abs() < 1e-6, "{e:?}");
+    assert!((e.arrivals_per_s - 0.006_321_205_588_285_576).abs() < 1e-15);
+    // replace = 100 × 4.135e-5 × 2250 = 9.3038; demand = (0 + 0.006 321 × 2250 − 0) / 2 =
+    // 7.1114; 1.2 × 9.3038 + 7.1114 = 18.28 → 19.
     let t = a.target(&obs(0, 100, 0, 0));
-    assert!((t.replace - 17.857_142_857_142_858).abs() < 1e-9, "{t:?}");
-    assert!((t.demand - 2.8125).abs() < 1e-12);
-    assert_eq!(t.target, 25);
+    assert!((t.replace - 9.303_794_411_714_422).abs() < 1e-9, "{t:?}");
+    assert!((t.demand - 7.111_356_286_821_273).abs() < 1e-9);
+    assert_eq!(t.target, 19);
+    // Job ends as fast as arrivals: the backlog does not grow, no demand.
+    let mut b = taught();
+    b.observe_job_ends(36, secs(3600));
+    assert_eq!(b.target(&obs(0, 100, 0, 0)).demand, 0.0);
+}
+
+#[test]
+fn idle_startds_are_not_replaced_and_the_pool_bounds_the_demand() {
+    // 100 startd pilots of 2 VMs, 40 VMs idle: only 80 are in use and get replacements.
+    let mut a = adaptive();
+    let t = a.target(&obs(0, 100, 0, 40));
+    assert!((t.replace - 10.0).abs() < 1e-12, "{t:?}"); // 80 / 14 400 × 1800
+    // 1000 jobs waiting for VMs, but the pool holds 120 startd pilots and 100 run: at most 20
+    // new ones can start; the rest would only wait for vacancies.
+    let mut b = adaptive();
+    let t = b.target(&StandbyObservation { pool_startds: 120, ..obs(1000, 100, 0, 0) });
+    assert_eq!(t.demand, 20.0);
+    assert_eq!(t.moved, SafetyMove::Up); // starved while the pool had room
+    // A full pool: no demand, and the safety factor stays.
+    let t = b.target(&StandbyObservation { pool_startds: 100, ..obs(1000, 100, 0, 0) });
+    assert_eq!((t.demand, t.moved), (0.0, SafetyMove::Kept));
 }
 
 #[test]
 fn the_safety_factor_moves_on_starvation_and_idleness() {
-    let mut a = adaptive();
-    a.observe_queue_wait(secs(3600));
-    a.observe_lifetime(secs(7200));
-    a.observe_arrivals(36, secs(3600));
-    // Jobs waited (30) while no startd pilot ran: safety 1.2 × 1.25 = 1.5. No replacement to
-    // make; demand = (30 + 5.625 − 0) / 2 = 17.8125 → 18.
+    let mut a = taught();
+    // Jobs waited (30) beyond the idle VMs (0) with room in the pool: safety 1.2 × 1.25 = 1.5.
+    // No startd pilot in use to replace; demand = (30 + 14.2228 − 0) / 2 = 22.11 → 23.
     let t = a.target(&obs(30, 0, 0, 0));
-    assert_eq!((t.moved, t.target), (SafetyMove::Up, 18));
+    assert_eq!((t.moved, t.target), (SafetyMove::Up, 23));
     assert!((t.safety - 1.5).abs() < 1e-12);
-    // Standby pilots sat queued (25) while 4 VMs idled: safety 1.5 × 0.9 = 1.35;
-    // 1.35 × 17.857 + (5.625 − 4) / 2 = 24.107 + 0.8125 = 24.92 → 25, and 25 are queued: submit 0.
+    // Standby pilots sat queued (25) while 4 VMs idled: safety 1.5 × 0.9 = 1.35; 98 of the 100
+    // startd pilots in use: replace = 9.1177, demand = (14.2228 − 4) / 2 = 5.1114;
+    // 1.35 × 9.1177 + 5.1114 = 17.42 → 18, and 25 are queued: submit 0.
     let t = a.target(&obs(0, 100, 25, 4));
-    assert_eq!((t.moved, t.target), (SafetyMove::Down, 25));
+    assert_eq!((t.moved, t.target), (SafetyMove::Down, 18));
     assert!((t.safety - 1.35).abs() < 1e-12);
     // Starvation again and again: 1.6875, 2.109, 2.637, 3.296, then capped at 4 (not 4.12).
     let ups: Vec<f64> = (0..6).map(|_| a.target(&obs(1, 0, 0, 0)).safety).collect();
@@ -112,6 +143,8 @@ fn bad_parameters_are_named() {
     let bad = AdaptiveSettings { smoothing: 0.0, safety: 9.0, safety_down: 1.0, ..AdaptiveSettings::default() };
     let fields: Vec<String> = bad.problems().into_iter().map(|(f, _)| f).collect();
     assert_eq!(fields, vec!["smoothing", "safety", "safety_down"]);
+    let window = AdaptiveSettings { rate_window_s: 0.0, ..AdaptiveSettings::default() };
+    assert_eq!(window.problems()[0].0, "rate_window_s");
     assert!(AdaptiveStandby::new(&bad).unwrap_err().starts_with("smoothing: must be in (0, 1]"));
     assert!(AdaptiveSettings::default().problems().is_empty());
 }

@@ -26,7 +26,7 @@ use super::world::{Core, Event, RunEnd, World};
 use crate::engine::distribution::Distribution;
 use crate::engine::{RngStreams, SimDuration, SimRng, SimTime};
 use crate::factory::generic::{Generator, Observed};
-use crate::factory::standby::{StandbyController, StandbyObservation};
+use crate::factory::standby::{Estimates, StandbyController, StandbyObservation};
 use crate::factory::startd::{self, StartdAction, StartdPilot, StartdSettings};
 use crate::grid::{PilotShape, PilotStatus};
 use crate::ids::{CeId, JobId, PilotId, WmsId, job_index};
@@ -73,13 +73,16 @@ pub struct FactoryStats {
     pub suspended_s: f64,
     /// Startd pilots removed by the batch system.
     pub removals: u64,
+    /// Time its pilots' slots ran a job (start → end, requeue or kill; suspended time
+    /// included), seconds; `summary.json` adds the jobs still running at the end.
+    pub busy_s: f64,
     /// Σ over Generator cycles of the standby startd pilots queued, and the cycles: their mean.
     pub standby_sum: u64,
     pub cycles: u64,
 }
 
 /// How one factory submits.
-enum Mode {
+pub(super) enum Mode {
     Generic(Generator),
     Startd { settings: StartdSettings, standby: StandbyController, lifetime: Distribution },
 }
@@ -96,15 +99,17 @@ pub struct Factory {
     pub cfg: FactoryConfig,
     /// The WMS its pilots fetch jobs from.
     wms: WmsId,
-    ces: Vec<CeId>,
+    pub(super) ces: Vec<CeId>,
     /// The CE the next submission tries first (round robin).
     next_ce: usize,
-    mode: Mode,
+    pub(super) mode: Mode,
     /// tp, tpw.
-    steps: (SimDuration, SimDuration),
+    pub(super) steps: (SimDuration, SimDuration),
     last_cycle: SimTime,
-    /// Jobs submitted to its WMS at the last cycle (for the arrival rate).
+    /// Jobs submitted to its WMS, and ended in its pilots, at the last cycle (for the rates).
     seen_submitted: u64,
+    seen_ended: u64,
+    seen_removals: u64,
     rng: SimRng,
     /// Its pilots not started / holding a slot.
     queued: u32,
@@ -136,6 +141,21 @@ pub struct Factories {
     pub(super) owner: Vec<Option<u32>>,
     startds: BTreeMap<PilotId, Startd>,
     clocks: BTreeMap<JobId, Clock>,
+    /// Every startd Generator cycle, in time order (`factory_cycles.parquet`).
+    pub(super) cycles: Vec<CycleRow>,
+}
+
+/// One startd Generator cycle: what its standby policy saw and decided.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct CycleRow {
+    pub time: SimTime,
+    pub factory: u32,
+    pub obs: StandbyObservation,
+    /// The policy's standby target, and the standby pilots queued after the cycle's submissions.
+    pub target: u32,
+    pub standby: u32,
+    /// The adaptive controller's estimates after the cycle.
+    pub estimates: Option<Estimates>,
 }
 
 impl Factories {
@@ -168,6 +188,8 @@ impl Factories {
                 steps: cfg.steps(),
                 last_cycle: SimTime::ZERO,
                 seen_submitted: 0,
+                seen_ended: 0,
+                seen_removals: 0,
                 rng: rngs.stream(&format!("factory:{i}/lifetime")),
                 queued: 0,
                 running: 0,
@@ -222,6 +244,7 @@ impl World {
         } else {
             let queue = f.cfg.target().2.map(str::to_owned);
             let queued_jobs = self.wms[f.wms as usize].queued_jobs(queue.as_deref());
+            let pool = f.nodes(&self.core.grid);
             let idle_vms = self
                 .factories
                 .startds
@@ -232,20 +255,37 @@ impl World {
             let f = &mut self.factories.list[i];
             let Mode::Startd { settings, standby, .. } = &mut f.mode else { unreachable!("not generic") };
             standby.observe_arrivals(arrived, elapsed);
+            standby.observe_removals(
+                f.stats.removals - f.seen_removals,
+                f.running + (f.stats.removals - f.seen_removals) as u32,
+                elapsed,
+            );
+            f.seen_removals = f.stats.removals;
+            let ended = f.stats.jobs_done + f.stats.jobs_failed;
+            standby.observe_job_ends(ended - f.seen_ended, elapsed);
+            f.seen_ended = ended;
             let obs = StandbyObservation {
                 queued_jobs,
                 running_startds: f.running,
                 queued_startds: f.queued,
                 idle_vms,
                 vms_per_startd: settings.vms,
+                pool_startds: pool,
             };
-            standby.to_submit(&obs)
+            let target = standby.target(&obs);
+            let estimates = standby.estimates();
+            self.factories.cycles.push(CycleRow { time: now, factory: i as u32, obs, target, standby: 0, estimates });
+            target.saturating_sub(obs.queued_startds)
         };
         let f = &mut self.factories.list[i];
         f.stats.cycles += 1;
         f.stats.standby_sum += u64::from(f.queued);
         let cycle = f.cfg.cycle();
         self.submit_factory_pilots(i, n);
+        let queued = self.factories.list[i].queued;
+        if let Some(row) = self.factories.cycles.last_mut().filter(|r| r.time == now && r.factory == i as u32) {
+            row.standby = queued;
+        }
         self.core.queue.push(now + cycle, Event::Factory { kind: CYCLE, id: i as u32 });
     }
 
@@ -299,13 +339,18 @@ impl World {
                 f.running += 1;
                 f.stats.pilots_started += 1;
                 let submitted = self.core.grid.pilot(p).submitted;
+                let pool = f.nodes(&self.core.grid);
                 match &mut f.mode {
                     Mode::Generic(_) => {
                         let at = (now + f.steps.0).min(self.core.grid.walltime_limit(p));
                         self.core.queue.push(at, Event::Factory { kind: GENERIC_ASK, id: p });
                     }
                     Mode::Startd { settings, standby, lifetime } => {
-                        standby.observe_queue_wait(now - submitted);
+                        // Tsw is the batch system's latency: a pilot that also waited for a
+                        // vacancy in a full pool would teach the controller its own backlog.
+                        if f.running < pool {
+                            standby.observe_queue_wait(now - submitted);
+                        }
                         let life = startd::draw_lifetime(lifetime, &mut f.rng);
                         let limit = self.core.grid.walltime_limit(p);
                         let life = life.min(limit - now);
@@ -383,6 +428,7 @@ impl World {
     pub(super) fn factory_job_ended(&mut self, p: PilotId, j: JobId) {
         let Some(i) = Factories::of_pilot(&self.core, p) else { return };
         let done = self.core.jobs[job_index(j)].status == crate::workload::JobStatus::Done;
+        self.count_busy(i, j);
         let stats = &mut self.factories.list[i].stats;
         if done {
             stats.jobs_done += 1;
@@ -401,6 +447,13 @@ impl World {
                 self.apply_startd(i, p, &actions);
             }
             Err(e) => self.core.violations.push(format!("startd pilot {p}: {e}")),
+        }
+    }
+
+    /// Job `j` leaves a slot of factory `i`'s pilot now: count the time it held it.
+    fn count_busy(&mut self, i: usize, j: JobId) {
+        if let Some(m) = self.core.jobs[job_index(j)].matched {
+            self.factories.list[i].stats.busy_s += (self.core.now() - m).as_secs_f64();
         }
     }
 
@@ -479,6 +532,7 @@ impl World {
             match *a {
                 StartdAction::Suspend { .. } => self.factories.list[i].stats.suspensions += 1,
                 StartdAction::Preempt { job, suspended, .. } | StartdAction::Requeue { job, suspended, .. } => {
+                    self.count_busy(i, job);
                     let stats = &mut self.factories.list[i].stats;
                     stats.suspended_s += suspended.as_secs_f64();
                     stats.jobs_requeued += 1;
@@ -492,6 +546,7 @@ impl World {
                     self.wms[w as usize].job_requeued(&mut self.core, job);
                 }
                 StartdAction::Kill { job, suspended, .. } => {
+                    self.count_busy(i, job);
                     self.factories.list[i].stats.suspended_s += suspended.as_secs_f64();
                     self.factories.clocks.remove(&job);
                     self.factories.list[i].stats.jobs_failed += 1;
@@ -530,7 +585,6 @@ impl World {
         let now = self.core.now();
         let Some(s) = self.factories.startds.get_mut(&p) else { return };
         let i = usize::from(s.factory);
-        let started = s.pilot.started();
         let actions = match s.pilot.remove(now) {
             Ok(a) => a,
             Err(e) => {
@@ -542,9 +596,6 @@ impl World {
         self.factories.startds.remove(&p);
         let f = &mut self.factories.list[i];
         f.stats.removals += 1;
-        if let Mode::Startd { standby, .. } = &mut f.mode {
-            standby.observe_lifetime(now - started);
-        }
         // Jobs that ended at this very instant were taken off already; what is left is none.
         if self.core.grid.pilot(p).running.is_empty() {
             self.end_factory_pilot(p);

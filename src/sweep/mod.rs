@@ -148,7 +148,8 @@ pub fn merge(dirs: &[std::path::PathBuf], out: &Path) -> Result<usize> {
 }
 
 /// Summary metrics that do not depend on the machine: every number of `summary.json` but
-/// the seed, wall-clock timing and event counts, by dotted path (`entities.lhcb_user.achieved_share`).
+/// the seed, wall-clock timing and event counts, by dotted path (`entities.lhcb_user.achieved_share`;
+/// list items by index: `factory.0.pilot_efficiency`).
 pub fn metrics(s: &Summary) -> BTreeMap<String, f64> {
     let mut out = BTreeMap::new();
     let value = serde_json::to_value(s).expect("a summary serialises");
@@ -170,6 +171,11 @@ fn flatten(prefix: &str, v: &serde_json::Value, out: &mut BTreeMap<String, f64>)
             for (k, v) in map {
                 let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
                 flatten(&key, v, out);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                flatten(&format!("{prefix}.{i}"), v, out);
             }
         }
         _ => {}

@@ -23,7 +23,9 @@ const PINS: &[(&str, &[&str], u64, u64, &str)] = &[
     ("panda_replay_bnl.ron", &[], 24, 128_544, "ce76da6635c93462"),
     // Pilot factories (issue 12): generic vs startd pilots; startd VMs with suspensions.
     ("factory_efficiency.ron", &[], 3, 698_581, "33b6525fb11d0691"),
-    ("factory_analysis.ron", &[], 31, 141_644, "e10982ad1ecaa13c"),
+    ("factory_analysis.ron", &[], 31, 232_835, "9b1c69517d4bcd92"),
+    // Standby startd pilots under a changing load, adaptive controller (issue 12 item 3).
+    ("factory_standby.ron", &[], 37, 725_764, "afeeb2179216bf26"),
 ];
 
 #[test]
