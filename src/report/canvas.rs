@@ -156,6 +156,42 @@ impl<'a, DB: DrawingBackend> Canvas<'a, DB> {
         Ok(())
     }
 
+    /// Thick dashed polyline (data line width, [`DASH`] on, [`GAP`] off); the pattern runs on
+    /// across corners, so that a staircase with short steps stays visibly dashed.
+    pub(crate) fn dashed_path(&self, points: &[(i32, i32)], color: RGBColor) -> Result<(), ChartError> {
+        let (dash, gap) = (f64::from(self.px(DASH)), f64::from(self.px(GAP)));
+        let (mut on, mut left) = (true, dash);
+        let mut piece: Vec<(i32, i32)> = points.first().copied().into_iter().collect();
+        for w in points.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            let (dx, dy) = (f64::from(b.0 - a.0), f64::from(b.1 - a.1));
+            let len = dx.hypot(dy);
+            let mut done = 0.0;
+            // Each phase change inside this segment ends a dash or starts one.
+            while len - done > left {
+                done += left;
+                let at = (a.0 + (dx * done / len).round() as i32, a.1 + (dy * done / len).round() as i32);
+                if on {
+                    piece.push(at);
+                    self.line(&piece, color)?;
+                    piece.clear();
+                } else {
+                    piece = vec![at];
+                }
+                on = !on;
+                left = if on { dash } else { gap };
+            }
+            left -= len - done;
+            if on {
+                piece.push(b);
+            }
+        }
+        if on && piece.len() > 1 {
+            self.line(&piece, color)?;
+        }
+        Ok(())
+    }
+
     /// Marker with a white halo, which keeps it readable on top of its own line.
     pub(crate) fn marker(&self, (x, y): (i32, i32), color: RGBColor, kind: MarkerKind) -> Result<(), ChartError> {
         for (r, c) in [(self.px(10), WHITE), (self.px(7), color)] {

@@ -82,7 +82,7 @@ const VISIBLE_STEP: f64 = 0.01;
 const MIN_LOG_HOURS: f64 = 1.0 / 3600.0;
 
 /// Splits a series at non-finite points into drawable runs.
-fn runs(points: &[(f64, f64)]) -> Vec<Vec<(f64, f64)>> {
+pub(super) fn runs(points: &[(f64, f64)]) -> Vec<Vec<(f64, f64)>> {
     points.split(|(x, y)| !x.is_finite() || !y.is_finite()).filter(|run| !run.is_empty()).map(<[_]>::to_vec).collect()
 }
 

@@ -216,6 +216,10 @@ fn draw_scene<DB: DrawingBackend>(c: &Canvas<'_, DB>, scene: &Scene) -> Result<(
                     _ => c.line(&px, palette(*color))?,
                 }
             }
+            Shape::DashedLine { points, color } => {
+                let px: Vec<_> = points.iter().map(|p| to_px(*p)).collect();
+                c.dashed_path(&px, palette(*color))?;
+            }
             Shape::DashedH { y: v, color } => c.dashes((left, right), row(*v), slot, palette(*color), true)?,
             Shape::Guide { y: v, label } => {
                 c.dashes((left, right), row(*v), (0, 1), MUTED, false)?;

@@ -27,13 +27,25 @@ pub const REPORT_FILE: &str = "report.html";
 
 /// The charts of a run in the order they are shown, with their captions; any other
 /// `*.svg` of the directory follows in sorted order, captioned by its file name.
-const RUN_CHARTS: [(&str, &str); 3] = [
+const RUN_CHARTS: [(&str, &str); 6] = [
     (
         "share_convergence.svg",
         "Share convergence: running-job share of each group over time; targets dashed in the same colour, warm-up shaded.",
     ),
     ("pilots_over_time.svg", "Pilots over time: waiting, running and (cumulative) aborted pilots."),
     ("wait_times.svg", "Waiting time to match: distribution (ECDF) of the time from submission to match, per group."),
+    (
+        "factory_throughput.svg",
+        "Pilot factories: jobs finished per hour in each factory's pilots; its closed form dashed in the same colour.",
+    ),
+    (
+        "factory_waits.svg",
+        "Pilot factories: distribution (ECDF) of the wait to start of the jobs each factory's pilots ran, per job kind.",
+    ),
+    (
+        "factory_standby.svg",
+        "Pilot factories: standby startd pilots after each Generator cycle; the standby policy's target dashed.",
+    ),
 ];
 
 /// Render the report of a run or sweep directory.

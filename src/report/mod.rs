@@ -2,9 +2,11 @@
 //!
 //! [`charts`] renders slide-ready charts (1600×900 PNG and SVG, in memory): share
 //! convergence, pilots over time and waiting-time distributions; [`panda_charts`] those of a
-//! PanDA run (queue waits, queue lengths, link backlog). [`outputs`] writes them, with the
-//! other outputs of a run, to files. [`html`] is the HTML report of a run or sweep directory,
-//! and [`explain`] reads a PanDA run's tables back to tell why a job went where it went.
+//! PanDA run (queue waits, queue lengths, link backlog); [`factory_charts`] those of a run with
+//! pilot factories (throughput against the closed forms, waits by job kind, standby pilots).
+//! [`outputs`] writes them, with the other outputs of a run, to files. [`html`] is the HTML
+//! report of a run or sweep directory, and [`explain`] reads a PanDA run's tables back to tell
+//! why a job went where it went.
 //!
 //! Inside, the modules are layered without cycles (a test checks it): `style` (sizes,
 //! colours, palette, [`ChartError`]) at the bottom; `axis`, `scene`, `canvas`, then the
@@ -16,6 +18,7 @@ mod canvas;
 pub mod charts;
 mod colorbar;
 pub mod explain;
+pub mod factory_charts;
 mod frame;
 pub mod html;
 mod legend;

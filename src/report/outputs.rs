@@ -1,13 +1,15 @@
 //! Writing the outputs of one run into its directory (DESIGN.md, "Outputs of one run"):
 //! `summary.json`, `timeseries.parquet`, `jobs.parquet`, `pilots.parquet` and the charts,
 //! each written atomically; a PanDA run also gets `queue_waits`, `queue_lengths` and (when it
-//! moved data) `link_backlog` charts.
+//! moved data) `link_backlog` charts, a run with pilot factories `factory_throughput`,
+//! `factory_waits` and (with its `factory_cycles` table) `factory_standby`.
 
 use std::path::Path;
 
 use anyhow::{Context, Result};
 
 use super::charts::{self, EntityShare, Line, PilotsOverTime, Rendered, ShareConvergence, WaitTimes};
+use super::factory_charts;
 use super::panda_charts::{self, CountsOverTime, MAX_BOXES, QueueWaits, top_series};
 use crate::metrics::recorder::Level;
 use crate::metrics::summary::{self, Summary};
@@ -258,6 +260,7 @@ pub fn write_run(dir: &Path, run: &mut RunData) -> Result<Summary> {
     let pilots = charts::pilots_over_time(&pilots_chart(run))?;
     let waits = charts::wait_time_distribution(&wait_chart(run))?;
     let panda = panda_charts(run)?;
+    let factory = factory_charts::factory_charts(run)?;
     // Everything is rendered: now write, summary last so its presence means a complete run.
     for (name, bytes) in &parquet {
         write::atomic(&dir.join(name), bytes).with_context(|| format!("writing {name}"))?;
@@ -265,7 +268,7 @@ pub fn write_run(dir: &Path, run: &mut RunData) -> Result<Summary> {
     write_chart(dir, "share_convergence", share)?;
     write_chart(dir, "pilots_over_time", pilots)?;
     write_chart(dir, "wait_times", waits)?;
-    for (stem, chart) in panda {
+    for (stem, chart) in panda.into_iter().chain(factory) {
         write_chart(dir, stem, chart)?;
     }
     write::atomic(&dir.join("summary.json"), json.as_bytes())?;

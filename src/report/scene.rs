@@ -13,6 +13,9 @@ pub(crate) enum Shape {
     Band { x0: f64, x1: f64, label: String },
     /// Solid polyline; a single point is drawn as a dot.
     Line { points: Vec<(f64, f64)>, color: usize },
+    /// Dashed polyline (a target that changes over time), in the entity's colour; the dash
+    /// pattern runs on across its corners.
+    DashedLine { points: Vec<(f64, f64)>, color: usize },
     /// Dashed horizontal line across the plot. Dashed lines at the same height
     /// interleave their dashes so that each colour stays visible.
     DashedH { y: f64, color: usize },

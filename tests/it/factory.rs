@@ -152,3 +152,57 @@ fn the_adaptive_standby_count_beats_the_best_fixed_one() {
     // Every job of the scenario finished either way.
     assert_eq!(num(&adaptive, &["factory", "0", "jobs_done"]), num(&best, &["factory", "0", "jobs_done"]));
 }
+
+/// A run with factories writes its factory charts (issue 12 item 6): throughput against the
+/// closed forms and waits by factory and job kind; standby exactly when the run has startd
+/// Generator cycles (`factory_cycles.parquet`).
+#[test]
+fn factory_runs_write_the_factory_charts() {
+    const PNG: [u8; 8] = [0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
+    let dir = std::env::temp_dir().join(format!("pilotsim-it-factory-charts-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let s = load("factory_efficiency.ron");
+    let loaded = scenario::Loaded { scenario: s.clone(), origin: "test".into(), sha256: String::new() };
+    let prepared = run::prepare(&loaded, &[]).unwrap();
+    run::simulate(&prepared, s.seed, |_, _| {}).unwrap().write(&dir).unwrap();
+    for stem in ["factory_throughput", "factory_waits"] {
+        let png = std::fs::read(dir.join(format!("{stem}.png"))).unwrap();
+        assert!(png.starts_with(&PNG) && png.len() > 10_000, "{stem}.png");
+        let svg = std::fs::read_to_string(dir.join(format!("{stem}.svg"))).unwrap();
+        for text in ["factory_efficiency, seed 3", "Generic@GPF.BNL.us", "Startd@SPF.BNL.us"] {
+            assert!(svg.contains(text), "{stem}.svg names {text}");
+        }
+    }
+    let waits = std::fs::read_to_string(dir.join("factory_waits.svg")).unwrap();
+    assert!(waits.contains("Startd@SPF.BNL.us production") && !waits.contains("analysis"), "no analysis streams");
+    let cycles = dir.join("factory_cycles.parquet").exists();
+    assert_eq!(dir.join("factory_standby.png").exists(), cycles, "standby chart iff the cycles table");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The README's three factory charts (`docs/img/`) are those the shipped scenarios draw today.
+/// To refresh one: `pilotsim run scenarios/<scenario>.ron --out /tmp/x && cp /tmp/x/<chart>.svg
+/// docs/img/`.
+#[test]
+fn the_readme_factory_charts_are_current() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut stale = Vec::new();
+    for (file, chart) in [
+        ("factory_efficiency.ron", "factory_throughput"),
+        ("factory_analysis.ron", "factory_waits"),
+        ("factory_standby.ron", "factory_standby"),
+    ] {
+        let dir = std::env::temp_dir().join(format!("pilotsim-it-readme-{chart}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let loaded = scenario::load_file(&root.join("scenarios").join(file)).unwrap();
+        let prepared = run::prepare(&loaded, &[]).unwrap();
+        run::simulate(&prepared, loaded.scenario.seed, |_, _| {}).unwrap().write(&dir).unwrap();
+        let drawn = std::fs::read_to_string(dir.join(format!("{chart}.svg"))).unwrap();
+        let shipped = std::fs::read_to_string(root.join("docs/img").join(format!("{chart}.svg"))).unwrap();
+        if drawn != shipped {
+            stale.push(format!("docs/img/{chart}.svg (from scenarios/{file})"));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    assert!(stale.is_empty(), "stale README charts: {stale:?}");
+}
