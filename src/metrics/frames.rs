@@ -5,8 +5,8 @@
 //! compiled at our opt-level where polars is built unoptimised (writing the 2.1 M-job week's
 //! outputs: 18.7 s through polars, 2.4 s now); these frames are the reference the tests
 //! compare its files with (same columns, types, values).
-//! [`to_parquet`] still writes the sweep's small tables (`sweep.parquet`, `points.parquet`,
-//! `tune.parquet`).
+//! [`to_parquet`] is how the sweep's small tables were written before our writer wrote them
+//! too; the tests compare both. Test-only: polars is a dev-dependency.
 
 use polars::prelude::*;
 

@@ -2,6 +2,7 @@
 //! fairness metrics ([`summary`]), the Parquet tables ([`frames`]) and atomic file writes
 //! ([`write`]).
 
+#[cfg(test)]
 pub mod frames;
 pub mod network_summary;
 pub mod parquet;

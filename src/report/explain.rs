@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use polars::prelude::*;
+use crate::metrics::parquet::Table;
 
 use columns::{Row, f64s, read_parquet, recorded_pandaids, rows, strs, u32s};
 pub use model::*;
@@ -29,8 +29,8 @@ pub use text::{hours_minutes, render_text};
 /// The two tables of a PanDA run, ready to answer queries.
 pub struct RunTables {
     pub run: RunIdent,
-    jobs: DataFrame,
-    brokerage: DataFrame,
+    jobs: Table,
+    brokerage: Table,
 }
 
 /// The `jobs.parquet` columns explain reads (the PanDA ones after `wms`).
@@ -119,20 +119,18 @@ impl RunTables {
         if !jobs_path.is_file() {
             bail!("{}: no jobs.parquet", dir.display());
         }
-        let mut jobs = read_parquet(&jobs_path, &JOB_COLUMNS)?;
         // Replayed records' PandaIDs, in runs that have the column (it came with replay streams).
-        if let Ok(recorded) = read_parquet(&jobs_path, &["recorded_pandaid"]) {
-            jobs.hstack_mut(recorded.columns())?;
-        }
+        let wanted: Vec<&str> = JOB_COLUMNS.iter().copied().chain(["recorded_pandaid"]).collect();
+        let jobs = read_parquet(&jobs_path, &wanted)?;
         let brokerage = read_parquet(&brokerage, &BROKERAGE_COLUMNS)?;
         Self::from_frames(run, jobs, brokerage)
     }
 
     /// From the two tables (at least the columns explain reads; extra ones are ignored).
-    pub fn from_frames(run: RunIdent, jobs: DataFrame, brokerage: DataFrame) -> Result<Self> {
+    pub fn from_frames(run: RunIdent, jobs: Table, brokerage: Table) -> Result<Self> {
         for (table, df, cols) in [("jobs", &jobs, &JOB_COLUMNS[..]), ("brokerage", &brokerage, &BROKERAGE_COLUMNS[..])]
         {
-            let have: BTreeSet<&str> = df.get_column_names().iter().map(|c| c.as_str()).collect();
+            let have: BTreeSet<&str> = df.names().collect();
             let missing: Vec<&str> = cols.iter().copied().filter(|c| !have.contains(c)).collect();
             if !missing.is_empty() {
                 bail!("{table}.parquet has no column {}: not a PanDA run of this pilotsim", missing.join(", "));
@@ -180,7 +178,7 @@ impl RunTables {
             };
             return Ok(Err(NotFound { message: format!("job {id} is not in this run ({range})") }));
         };
-        let row = self.jobs.slice(i as i64, 1);
+        let row = self.jobs.take(&[i]);
         let s = |c: &str| -> Result<Option<String>> { Ok(strs(&row, c)?.pop().flatten()) };
         let u = |c: &str| -> Result<Option<u32>> { Ok(u32s(&row, c)?.pop().flatten()) };
         let (Some(site_q), Some(task)) = (s("computingsite")?, u("jedi_task_id")?) else {
@@ -341,8 +339,10 @@ impl RunTables {
     }
 
     fn jobs_of_task(&self, id: u32) -> Result<Vec<TaskJob>> {
-        let mask: Vec<bool> = u32s(&self.jobs, "jedi_task_id")?.iter().map(|&t| t == Some(id)).collect();
-        let df = self.jobs.filter(&BooleanChunked::from_slice("mask".into(), &mask))?;
+        let keep: Vec<usize> = (u32s(&self.jobs, "jedi_task_id")?.iter().enumerate())
+            .filter_map(|(i, &t)| (t == Some(id)).then_some(i))
+            .collect();
+        let df = self.jobs.take(&keep);
         let status = strs(&df, "panda_status")?;
         let attempt = u32s(&df, "attempt_nr")?;
         let site = strs(&df, "computingsite")?;
@@ -376,8 +376,10 @@ impl RunTables {
                 wanted.insert(id);
             }
         }
-        let mask: Vec<bool> = ids.iter().map(|id| id.is_some_and(|id| wanted.contains(&id))).collect();
-        let rows = rows(&b.filter(&BooleanChunked::from_slice("mask".into(), &mask))?)?;
+        let keep: Vec<usize> = (ids.iter().enumerate())
+            .filter_map(|(i, id)| id.is_some_and(|id| wanted.contains(&id)).then_some(i))
+            .collect();
+        let rows = rows(&b.take(&keep))?;
         let mut by_id: BTreeMap<u32, Vec<Row>> = BTreeMap::new();
         for r in rows {
             by_id.entry(r.brokerage_id).or_default().push(r);

@@ -7,12 +7,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use polars::prelude::*;
 use serde_json::Value;
 
 use super::store::{Manifest, RunRecord};
 use super::{Stat, stat};
 pub use crate::metrics::points::{PointStat, PointSummary, Points, key_metrics};
+use crate::metrics::parquet::{Data, write_data};
 use crate::metrics::write;
 use crate::report::outputs::write_chart;
 use crate::report::{BandPoint, BandSeries, HeatMap, MetricVsParam, heat_map, metric_vs_param};
@@ -74,13 +74,13 @@ pub fn summarise(m: &Manifest, runs: &[RunRecord]) -> Points {
     }
 }
 
-/// A column of the varied values: Float64 when every value is a number, text otherwise.
-fn value_column(name: &str, values: Vec<Option<&Value>>) -> Column {
+/// A column of the varied values: f64 when every value is a number, text otherwise.
+fn value_column(name: &str, values: Vec<Option<&Value>>) -> (String, Data) {
     if values.iter().all(|v| v.is_some_and(Value::is_number)) {
-        Column::new(name.into(), values.iter().map(|v| v.and_then(Value::as_f64)).collect::<Vec<_>>())
+        (name.into(), Data::F64(values.iter().map(|v| v.and_then(Value::as_f64)).collect()))
     } else {
         let text = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
-        Column::new(name.into(), values.iter().map(|v| v.map(text)).collect::<Vec<_>>())
+        (name.into(), Data::Str(values.iter().map(|v| v.map(text)).collect()))
     }
 }
 
@@ -94,49 +94,49 @@ pub fn metadata(m: &Manifest) -> Vec<(String, String)> {
     ]
 }
 
-fn parquet(df: &mut DataFrame, m: &Manifest) -> Result<Vec<u8>> {
-    Ok(crate::metrics::frames::to_parquet(df, metadata(m))?)
+fn parquet(columns: &[(String, Data)], m: &Manifest) -> Result<Vec<u8>> {
+    Ok(write_data(columns, &metadata(m))?)
 }
 
 /// `sweep.parquet`: run, point, replica, seed, the varied values, then every metric.
-pub fn runs_frame(m: &Manifest, runs: &[RunRecord]) -> Result<DataFrame> {
+pub fn runs_table(m: &Manifest, runs: &[RunRecord]) -> Vec<(String, Data)> {
     let mut cols = vec![
-        Column::new("run".into(), runs.iter().map(|r| r.run.clone()).collect::<Vec<_>>()),
-        Column::new("point".into(), runs.iter().map(|r| r.point as u32).collect::<Vec<_>>()),
-        Column::new("replica".into(), runs.iter().map(|r| r.replica).collect::<Vec<_>>()),
-        Column::new("seed".into(), runs.iter().map(|r| r.seed).collect::<Vec<_>>()),
+        ("run".into(), Data::Str(runs.iter().map(|r| Some(r.run.clone())).collect())),
+        ("point".into(), Data::U32(runs.iter().map(|r| Some(r.point as u32)).collect())),
+        ("replica".into(), Data::U32(runs.iter().map(|r| Some(r.replica)).collect())),
+        ("seed".into(), Data::U64(runs.iter().map(|r| Some(r.seed)).collect())),
     ];
     for v in &m.vary {
         cols.push(value_column(&v.path, runs.iter().map(|r| r.values.get(&v.path)).collect()));
     }
     let names: BTreeSet<&String> = runs.iter().flat_map(|r| r.metrics.keys()).collect();
     for k in names {
-        cols.push(Column::new(k.as_str().into(), runs.iter().map(|r| r.metrics.get(k).copied()).collect::<Vec<_>>()));
+        cols.push((k.clone(), Data::F64(runs.iter().map(|r| r.metrics.get(k).copied()).collect())));
     }
-    Ok(DataFrame::new_infer_height(cols)?)
+    cols
 }
 
 /// `points.parquet`: point, the varied values, replicas, then `<metric>.mean/.std/.ci95`.
-pub fn points_frame(p: &Points) -> Result<DataFrame> {
+pub fn points_table(p: &Points) -> Vec<(String, Data)> {
     let pts = &p.points;
-    let mut cols = vec![Column::new("point".into(), pts.iter().map(|x| x.index as u32).collect::<Vec<_>>())];
+    let mut cols = vec![("point".to_string(), Data::U32(pts.iter().map(|x| Some(x.index as u32)).collect()))];
     for v in &p.vary {
         cols.push(value_column(&v.path, pts.iter().map(|x| x.values.get(&v.path)).collect()));
     }
-    cols.push(Column::new(
+    cols.push((
         "replicas".into(),
-        pts.iter().map(|x| x.metrics.values().map(|s| s.n).max().unwrap_or(0)).collect::<Vec<_>>(),
+        Data::U32(pts.iter().map(|x| Some(x.metrics.values().map(|s| s.n).max().unwrap_or(0))).collect()),
     ));
     let names: BTreeSet<&String> = pts.iter().flat_map(|x| x.metrics.keys()).collect();
     for k in names {
         let get = |f: &dyn Fn(&PointStat) -> Option<f64>| {
-            pts.iter().map(|x| x.metrics.get(k).and_then(f)).collect::<Vec<_>>()
+            Data::F64(pts.iter().map(|x| x.metrics.get(k).and_then(f)).collect::<Vec<_>>())
         };
-        cols.push(Column::new(format!("{k}.mean").into(), get(&|s| Some(s.mean))));
-        cols.push(Column::new(format!("{k}.std").into(), get(&|s| Some(s.std))));
-        cols.push(Column::new(format!("{k}.ci95").into(), get(&|s| s.ci95)));
+        cols.push((format!("{k}.mean"), get(&|s| Some(s.mean))));
+        cols.push((format!("{k}.std"), get(&|s| Some(s.std))));
+        cols.push((format!("{k}.ci95"), get(&|s| s.ci95)));
     }
-    Ok(DataFrame::new_infer_height(cols)?)
+    cols
 }
 
 /// Whether a metric is a fraction in [0, 1] (drawn as percentages).
@@ -230,10 +230,10 @@ pub fn stem(metric: &str) -> String {
 /// Write every merged output of a complete sweep into `dir`.
 pub fn write_all(dir: &Path, m: &Manifest, runs: &[RunRecord]) -> Result<Points> {
     let points = summarise(m, runs);
-    let mut runs_df = runs_frame(m, runs)?;
-    let mut points_df = points_frame(&points)?;
-    write::atomic(&dir.join("sweep.parquet"), &parquet(&mut runs_df, m)?).context("writing sweep.parquet")?;
-    write::atomic(&dir.join("points.parquet"), &parquet(&mut points_df, m)?).context("writing points.parquet")?;
+    let runs_cols = runs_table(m, runs);
+    let points_cols = points_table(&points);
+    write::atomic(&dir.join("sweep.parquet"), &parquet(&runs_cols, m)?).context("writing sweep.parquet")?;
+    write::atomic(&dir.join("points.parquet"), &parquet(&points_cols, m)?).context("writing points.parquet")?;
     for metric in key_metrics(&points) {
         if let Some(c) = band_chart(&points, &metric) {
             write_chart(dir, &format!("sweep_{}", stem(&metric)), metric_vs_param(&c)?)?;

@@ -199,36 +199,39 @@ fn neighbours(tried: &[Tried], v: f64) -> (f64, f64) {
     (if below.is_finite() { below } else { v }, if above.is_finite() { above } else { v })
 }
 
+/// The columns of `tune.parquet`: round, the parameter, feasible, chosen, then `.mean` and
+/// `.ci95` of each metric in `names`.
+fn tune_columns(spec: &TuneSpec, t: &Tuned, names: &[String]) -> Vec<(String, crate::metrics::parquet::Data)> {
+    use crate::metrics::parquet::Data;
+    let mut cols = vec![
+        ("round".to_string(), Data::U32(t.tried.iter().map(|x| Some(x.round as u32)).collect())),
+        (spec.param.clone(), Data::F64(t.tried.iter().map(|x| Some(x.value)).collect())),
+        ("feasible".into(), Data::Bool(t.tried.iter().map(|x| Some(x.feasible)).collect())),
+        ("chosen".into(), Data::Bool(t.tried.iter().map(|x| Some(Some(x) == t.best.as_ref())).collect())),
+    ];
+    for n in names {
+        cols.push((format!("{n}.mean"), Data::F64(t.tried.iter().map(|x| x.metrics.get(n).map(|s| s.mean)).collect())));
+        cols.push((
+            format!("{n}.ci95"),
+            Data::F64(t.tried.iter().map(|x| x.metrics.get(n).and_then(|s| s.ci95)).collect()),
+        ));
+    }
+    cols
+}
+
 /// `tune.parquet` (every point tried) and the chart `tune.png/.svg`: the constrained (or
 /// objective) metric against the parameter, constraints as dashed lines, the choice marked.
 pub fn write_outputs(out: &Path, spec: &TuneSpec, t: &Tuned) -> Result<()> {
-    use polars::prelude::*;
     let mut names: Vec<String> = spec.constraints.iter().map(|c| c.metric.clone()).collect();
     if spec.objective != spec.param && !names.contains(&spec.objective) {
         names.insert(0, spec.objective.clone());
     }
-    let mut cols = vec![
-        Column::new("round".into(), t.tried.iter().map(|x| x.round as u32).collect::<Vec<_>>()),
-        Column::new(spec.param.as_str().into(), t.tried.iter().map(|x| x.value).collect::<Vec<_>>()),
-        Column::new("feasible".into(), t.tried.iter().map(|x| x.feasible).collect::<Vec<_>>()),
-        Column::new("chosen".into(), t.tried.iter().map(|x| Some(x) == t.best.as_ref()).collect::<Vec<_>>()),
-    ];
-    for n in &names {
-        cols.push(Column::new(
-            format!("{n}.mean").into(),
-            t.tried.iter().map(|x| x.metrics.get(n).map(|s| s.mean)).collect::<Vec<_>>(),
-        ));
-        cols.push(Column::new(
-            format!("{n}.ci95").into(),
-            t.tried.iter().map(|x| x.metrics.get(n).and_then(|s| s.ci95)).collect::<Vec<_>>(),
-        ));
-    }
-    let mut df = DataFrame::new_infer_height(cols)?;
+    let cols = tune_columns(spec, t, &names);
     let meta = vec![
         ("pilotsim.version".to_string(), crate::VERSION.to_string()),
         ("pilotsim.tuned".to_string(), spec.param.clone()),
     ];
-    crate::metrics::write::atomic(&out.join("tune.parquet"), &crate::metrics::frames::to_parquet(&mut df, meta)?)?;
+    crate::metrics::write::atomic(&out.join("tune.parquet"), &crate::metrics::parquet::write_data(&cols, &meta)?)?;
     let Some(metric) = names.first() else { return Ok(()) };
     let mut sorted: Vec<&Tried> = t.tried.iter().collect();
     sorted.sort_by(|a, b| a.value.total_cmp(&b.value));

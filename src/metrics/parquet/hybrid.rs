@@ -98,6 +98,66 @@ pub fn def_levels(out: &mut Vec<u8>, valid: &[bool]) {
     out[at..at + 4].copy_from_slice(&len.to_le_bytes());
 }
 
+/// Decodes `n` values of width `bit_width` (≤ 32) from a hybrid stream (the reader's side;
+/// bytes after the `n`th value are ignored). Corrupt or short input is an error, not a panic.
+pub fn decode(bytes: &[u8], bit_width: u8, n: usize) -> Result<Vec<u32>, String> {
+    if bit_width > 32 {
+        return Err(format!("bit width {bit_width} is over 32"));
+    }
+    let width = usize::from(bit_width);
+    let mut out = Vec::with_capacity(n.min(1 << 20));
+    let mut at = 0usize;
+    let short = |what: &str| format!("hybrid stream truncated in {what} (wanted {n} values)");
+    while out.len() < n {
+        let mut h = 0u64;
+        let mut shift = 0;
+        loop {
+            let b = *bytes.get(at).ok_or_else(|| short("a run header"))?;
+            at += 1;
+            if shift >= 64 {
+                return Err("hybrid run header longer than 10 bytes".into());
+            }
+            h |= u64::from(b & 0x7F) << shift;
+            shift += 7;
+            if b < 0x80 {
+                break;
+            }
+        }
+        let left = n - out.len();
+        if h & 1 == 0 {
+            let w = width.div_ceil(8);
+            let b = bytes.get(at..at + w).ok_or_else(|| short("an RLE value"))?;
+            at += w;
+            let mut le = [0u8; 4];
+            le[..w].copy_from_slice(b);
+            let count = usize::try_from(h >> 1).unwrap_or(usize::MAX).min(left);
+            if count == 0 {
+                return Err("hybrid stream has an empty RLE run".into());
+            }
+            out.extend(std::iter::repeat_n(u32::from_le_bytes(le), count));
+        } else {
+            let groups = usize::try_from(h >> 1).map_err(|_| short("a bit-packed run"))?;
+            let len = groups.checked_mul(width).ok_or_else(|| short("a bit-packed run"))?;
+            let b = bytes.get(at..).filter(|b| b.len() >= len).ok_or_else(|| short("a bit-packed run"))?;
+            at += len;
+            let count = groups.saturating_mul(8).min(left);
+            let (mut acc, mut bits, mut k) = (0u64, 0usize, 0usize);
+            let mask = if width == 32 { u64::from(u32::MAX) } else { (1u64 << width) - 1 };
+            for _ in 0..count {
+                while bits < width {
+                    acc |= u64::from(b[k]) << bits;
+                    k += 1;
+                    bits += 8;
+                }
+                out.push((acc & mask) as u32);
+                acc >>= width;
+                bits -= width;
+            }
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,6 +220,12 @@ mod tests {
             let mut out = Vec::new();
             encode(&mut out, &values, w);
             assert_eq!(decode(&out, w, values.len()), values, "width {w}");
+            assert_eq!(super::decode(&out, w, values.len()).unwrap(), values, "width {w}");
+            if !values.is_empty() {
+                for cut in 0..out.len() {
+                    assert!(super::decode(&out[..cut], w, values.len()).is_err(), "cut {cut}");
+                }
+            }
         }
     }
 

@@ -18,7 +18,12 @@
 
 mod chunk;
 mod hybrid;
+pub mod read;
+mod read_chunk;
 mod thrift;
+mod thrift_decode;
+
+pub use read::{Data, ReadError, Table};
 
 use std::borrow::Cow;
 
@@ -153,6 +158,26 @@ pub fn write(columns: &[Column], metadata: &[(String, String)], options: Options
     out.extend_from_slice(&len.to_le_bytes());
     out.extend_from_slice(b"PAR1");
     Ok(out)
+}
+
+impl Data {
+    /// The column's values as the writer takes them (numbers borrowed, strings as `&str`).
+    pub fn values(&self) -> Values<'_> {
+        match self {
+            Data::U32(v) => Values::U32(Cow::Borrowed(v)),
+            Data::U64(v) => Values::U64(Cow::Borrowed(v)),
+            Data::F64(v) => Values::F64(Cow::Borrowed(v)),
+            Data::Bool(v) => Values::Bool(Cow::Borrowed(v)),
+            Data::Str(v) => Values::Str(v.iter().map(Option::as_deref).collect()),
+        }
+    }
+}
+
+/// The Parquet file of owned named columns (small tables such as the sweeps', built value by
+/// value), with default [`Options`].
+pub fn write_data(columns: &[(String, Data)], metadata: &[(String, String)]) -> Result<Vec<u8>, Error> {
+    let cols: Vec<Column> = columns.iter().map(|(n, d)| Column::new(n.clone(), d.values())).collect();
+    write(&cols, metadata, Options::default())
 }
 
 /// `FileMetaData`: version, schema, rows, row groups, key-value metadata, created_by.

@@ -3,15 +3,16 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
-use polars::prelude::*;
+use anyhow::{Result, anyhow, bail};
 
-/// `columns` of the Parquet file at `path` (an error names the file).
-pub(super) fn read_parquet(path: &Path, columns: &[&str]) -> Result<DataFrame> {
-    let file = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
-    let names = columns.iter().map(|c| c.to_string()).collect();
-    let df = ParquetReader::new(file).with_columns(Some(names)).finish();
-    anyhow::Context::with_context(df, || format!("reading {}", path.display()))
+use crate::metrics::parquet::read::{Data, Table, file_columns, read_file};
+
+/// `columns` of the Parquet file at `path` that it has (explain checks which are missing and
+/// says so); an error names the file and what could not be read.
+pub(super) fn read_parquet(path: &Path, columns: &[&str]) -> Result<Table> {
+    let have = file_columns(path)?;
+    let present: Vec<&str> = columns.iter().copied().filter(|c| have.iter().any(|h| h == c)).collect();
+    Ok(read_file(path, &present)?)
 }
 
 /// One row of `brokerage.parquet`.
@@ -31,38 +32,58 @@ pub(super) struct Row {
     pub pending: Option<String>,
 }
 
-/// Column `name` cast to `dtype`.
-pub(super) fn column(df: &DataFrame, name: &str, dtype: &DataType) -> Result<Column> {
-    let c = anyhow::Context::with_context(df.column(name), || format!("no column {name}"))?;
-    anyhow::Context::with_context(c.cast(dtype), || format!("column {name} is not {dtype}"))
+/// Column `name` (an error if the table has none).
+pub(super) fn column<'t>(df: &'t Table, name: &str) -> Result<&'t Data> {
+    df.column(name).ok_or_else(|| anyhow!("no column {name}"))
 }
 
 /// `recorded_pandaid` of each row; nulls when the run has no such column.
-pub(super) fn recorded_pandaids(df: &DataFrame) -> Vec<Option<u64>> {
-    match column(df, "recorded_pandaid", &DataType::UInt64).ok().and_then(|c| c.u64().ok().cloned()) {
-        Some(c) => c.iter().collect(),
-        None => vec![None; df.height()],
+pub(super) fn recorded_pandaids(df: &Table) -> Vec<Option<u64>> {
+    match df.column("recorded_pandaid") {
+        Some(Data::U64(v)) => v.clone(),
+        Some(Data::U32(v)) => v.iter().map(|x| x.map(u64::from)).collect(),
+        _ => vec![None; df.rows],
     }
 }
 
-pub(super) fn u32s(df: &DataFrame, name: &str) -> Result<Vec<Option<u32>>> {
-    Ok(column(df, name, &DataType::UInt32)?.u32()?.iter().collect())
+fn mistyped(name: &str, d: &Data, want: &str) -> anyhow::Error {
+    anyhow!("column {name} is {}, not {want}", d.type_name())
 }
 
-pub(super) fn f64s(df: &DataFrame, name: &str) -> Result<Vec<Option<f64>>> {
-    Ok(column(df, name, &DataType::Float64)?.f64()?.iter().collect())
+pub(super) fn u32s(df: &Table, name: &str) -> Result<Vec<Option<u32>>> {
+    match column(df, name)? {
+        Data::U32(v) => Ok(v.clone()),
+        // As a cast would: a value that does not fit is null.
+        Data::U64(v) => Ok(v.iter().map(|x| x.and_then(|x| u32::try_from(x).ok())).collect()),
+        d => Err(mistyped(name, d, "u32")),
+    }
 }
 
-pub(super) fn strs(df: &DataFrame, name: &str) -> Result<Vec<Option<String>>> {
-    Ok(column(df, name, &DataType::String)?.str()?.iter().map(|s| s.map(String::from)).collect())
+pub(super) fn f64s(df: &Table, name: &str) -> Result<Vec<Option<f64>>> {
+    match column(df, name)? {
+        Data::F64(v) => Ok(v.clone()),
+        Data::U32(v) => Ok(v.iter().map(|x| x.map(f64::from)).collect()),
+        Data::U64(v) => Ok(v.iter().map(|x| x.map(|x| x as f64)).collect()),
+        d => Err(mistyped(name, d, "f64")),
+    }
 }
 
-pub(super) fn bools(df: &DataFrame, name: &str) -> Result<Vec<Option<bool>>> {
-    Ok(column(df, name, &DataType::Boolean)?.bool()?.iter().collect())
+pub(super) fn strs(df: &Table, name: &str) -> Result<Vec<Option<String>>> {
+    match column(df, name)? {
+        Data::Str(v) => Ok(v.clone()),
+        d => Err(mistyped(name, d, "string")),
+    }
+}
+
+pub(super) fn bools(df: &Table, name: &str) -> Result<Vec<Option<bool>>> {
+    match column(df, name)? {
+        Data::Bool(v) => Ok(v.clone()),
+        d => bail!("column {name} is {}, not bool", d.type_name()),
+    }
 }
 
 /// The rows of `brokerage.parquet` (a row without `brokerage_id` is dropped).
-pub(super) fn rows(df: &DataFrame) -> Result<Vec<Row>> {
+pub(super) fn rows(df: &Table) -> Result<Vec<Row>> {
     let ids = u32s(df, "brokerage_id")?;
     let time = f64s(df, "time_s")?;
     let kind = strs(df, "kind")?;

@@ -3,6 +3,7 @@
 //! first loop skipped the PQ a later loop took, and a DIRAC job.
 
 use super::*;
+use crate::metrics::parquet::Data;
 
 fn run() -> RunIdent {
     RunIdent { scenario: "hand".into(), seed: 7 }
@@ -12,30 +13,45 @@ fn s(v: &[Option<&str>]) -> Vec<Option<String>> {
     v.iter().map(|x| x.map(String::from)).collect()
 }
 
-fn jobs() -> DataFrame {
-    let f = |v: &[Option<f64>]| v.to_vec();
+/// The table of `cols`, written by our Parquet writer and read back by our reader (so these
+/// tests read what `open` would).
+fn table(cols: Vec<(&str, Data)>) -> Table {
+    let cols: Vec<(String, Data)> = cols.into_iter().map(|(n, d)| (n.to_string(), d)).collect();
+    let bytes = crate::metrics::parquet::write_data(&cols, &[]).unwrap();
+    let names: Vec<&str> = cols.iter().map(|(n, _)| n.as_str()).collect();
+    let t = crate::metrics::parquet::read::read(&bytes, &names).unwrap();
+    assert_eq!(t.columns, cols, "read back as written");
+    t
+}
+
+fn all<T>(v: Vec<T>) -> Vec<Option<T>> {
+    v.into_iter().map(Some).collect()
+}
+
+fn jobs() -> Table {
+    let f = |v: &[Option<f64>]| Data::F64(v.to_vec());
     let cols = vec![
-        Column::new("job_id".into(), vec![1u32, 2, 3, 4]),
-        Column::new("site".into(), s(&[Some("BNL"), Some("AGLT2"), Some("MWT2"), Some("CERN")])),
-        Column::new("ce".into(), s(&[Some("ce-bnl"), None, Some("ce-mwt2"), Some("ce-cern")])),
-        Column::new("pilot_id".into(), vec![Some(7u32), None, Some(9), Some(1)]),
-        Column::new("wms".into(), s(&[Some("panda"), Some("panda"), Some("panda"), Some("dirac")])),
-        Column::new("panda_status".into(), s(&[Some("finished"), Some("activated"), Some("failed"), None])),
-        Column::new("jedi_task_id".into(), vec![Some(1u32), Some(1), Some(2), None]),
-        Column::new("computingsite".into(), s(&[Some("BNL"), Some("AGLT2"), Some("MWT2"), None])),
-        Column::new("gshare".into(), s(&[Some("MC"), Some("MC"), Some("User Analysis"), None])),
-        Column::new("attempt_nr".into(), vec![Some(1u32), Some(2), Some(1), None]),
-        Column::new("brokerage_id".into(), vec![Some(1u32), Some(1), Some(3), None]),
-        Column::new("defined_s".into(), f(&[Some(60.0), Some(60.0), Some(600.0), None])),
-        Column::new("assigned_s".into(), f(&[None, Some(60.0), Some(600.0), None])),
-        Column::new("activated_s".into(), f(&[Some(60.0), Some(120.0), Some(660.0), None])),
-        Column::new("starting_s".into(), f(&[Some(11_400.0), None, Some(700.0), None])),
-        Column::new("running_s".into(), f(&[Some(11_400.5), None, Some(700.0), None])),
-        Column::new("transferring_s".into(), f(&[Some(20_000.0), None, None, None])),
-        Column::new("final_s".into(), f(&[Some(20_100.0), None, Some(900.0), None])),
-        Column::new("status".into(), s(&[Some("Done"), Some("Waiting"), Some("Failed"), Some("Done")])),
+        ("job_id", Data::U32(all(vec![1u32, 2, 3, 4]))),
+        ("site", Data::Str(s(&[Some("BNL"), Some("AGLT2"), Some("MWT2"), Some("CERN")]))),
+        ("ce", Data::Str(s(&[Some("ce-bnl"), None, Some("ce-mwt2"), Some("ce-cern")]))),
+        ("pilot_id", Data::U32(vec![Some(7u32), None, Some(9), Some(1)])),
+        ("wms", Data::Str(s(&[Some("panda"), Some("panda"), Some("panda"), Some("dirac")]))),
+        ("panda_status", Data::Str(s(&[Some("finished"), Some("activated"), Some("failed"), None]))),
+        ("jedi_task_id", Data::U32(vec![Some(1u32), Some(1), Some(2), None])),
+        ("computingsite", Data::Str(s(&[Some("BNL"), Some("AGLT2"), Some("MWT2"), None]))),
+        ("gshare", Data::Str(s(&[Some("MC"), Some("MC"), Some("User Analysis"), None]))),
+        ("attempt_nr", Data::U32(vec![Some(1u32), Some(2), Some(1), None])),
+        ("brokerage_id", Data::U32(vec![Some(1u32), Some(1), Some(3), None])),
+        ("defined_s", f(&[Some(60.0), Some(60.0), Some(600.0), None])),
+        ("assigned_s", f(&[None, Some(60.0), Some(600.0), None])),
+        ("activated_s", f(&[Some(60.0), Some(120.0), Some(660.0), None])),
+        ("starting_s", f(&[Some(11_400.0), None, Some(700.0), None])),
+        ("running_s", f(&[Some(11_400.5), None, Some(700.0), None])),
+        ("transferring_s", f(&[Some(20_000.0), None, None, None])),
+        ("final_s", f(&[Some(20_100.0), None, Some(900.0), None])),
+        ("status", Data::Str(s(&[Some("Done"), Some("Waiting"), Some("Failed"), Some("Done")]))),
     ];
-    DataFrame::new_infer_height(cols).unwrap()
+    table(cols)
 }
 
 /// `(id, time, kind, task, candidate, verdict, stage, reason, weight, jobs, pending)`.
@@ -57,25 +73,25 @@ const ROWS: &[B] = &[
     (4, 11_400.0, "job", 1, "AGLT2", "candidate", "", "", Some(0.4), 0, None),
 ];
 
-fn brokerage(rows: &[B]) -> DataFrame {
-    let col_u = |name: &str, f: &dyn Fn(&B) -> u32| Column::new(name.into(), rows.iter().map(f).collect::<Vec<u32>>());
+fn brokerage(rows: &[B]) -> Table {
+    let col_u = |name: &'static str, f: &dyn Fn(&B) -> u32| (name, Data::U32(rows.iter().map(|r| Some(f(r))).collect()));
     let col_s =
-        |name: &str, f: &dyn Fn(&B) -> String| Column::new(name.into(), rows.iter().map(f).collect::<Vec<String>>());
+        |name: &'static str, f: &dyn Fn(&B) -> String| (name, Data::Str(rows.iter().map(|r| Some(f(r))).collect()));
     let cols = vec![
         col_u("brokerage_id", &|r| r.0),
-        Column::new("time_s".into(), rows.iter().map(|r| r.1).collect::<Vec<f64>>()),
+        ("time_s", Data::F64(rows.iter().map(|r| Some(r.1)).collect())),
         col_s("kind", &|r| r.2.into()),
         col_u("jedi_task_id", &|r| r.3),
         col_s("candidate", &|r| r.4.into()),
         col_s("verdict", &|r| r.5.into()),
         col_s("stage", &|r| r.6.into()),
         col_s("reason", &|r| r.7.into()),
-        Column::new("temporary".into(), rows.iter().map(|r| r.6 == "Final").collect::<Vec<bool>>()),
-        Column::new("weight".into(), rows.iter().map(|r| r.8).collect::<Vec<Option<f64>>>()),
+        ("temporary", Data::Bool(rows.iter().map(|r| Some(r.6 == "Final")).collect())),
+        ("weight", Data::F64(rows.iter().map(|r| r.8).collect())),
         col_u("jobs", &|r| r.9),
-        Column::new("pending".into(), rows.iter().map(|r| r.10.map(String::from)).collect::<Vec<Option<String>>>()),
+        ("pending", Data::Str(rows.iter().map(|r| r.10.map(String::from)).collect())),
     ];
-    DataFrame::new_infer_height(cols).unwrap()
+    table(cols)
 }
 
 fn tables() -> RunTables {
@@ -228,7 +244,8 @@ fn json_names_what_it_explains() {
 
 #[test]
 fn tables_without_the_panda_columns_are_refused() {
-    let jobs = jobs().drop("brokerage_id").unwrap();
+    let mut jobs = jobs();
+    jobs.columns.retain(|(n, _)| n != "brokerage_id");
     let err = RunTables::from_frames(run(), jobs, brokerage(ROWS)).err().unwrap().to_string();
     assert!(err.contains("jobs.parquet has no column brokerage_id"), "{err}");
 }
