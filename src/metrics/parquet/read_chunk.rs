@@ -47,6 +47,9 @@ pub fn chunk(bytes: &[u8], leaf: &Leaf, meta: &Struct, data: &mut Data) -> Resul
             0 => {
                 let h = header.strukt(5).ok_or("data page without its DataPageHeader")?;
                 let n = usize::try_from(int(h, 1, "num_values")?).map_err(|_| "negative page num_values")?;
+                if n > values - read {
+                    return Err(format!("a page of {n} values after {read} of the chunk's {values}"));
+                }
                 let body = decompress(codec, body, raw)?;
                 page(&body, leaf, h, n, dict.as_deref(), data)?;
                 read += n;
@@ -87,7 +90,7 @@ fn byte_arrays(body: &[u8], n: usize) -> Result<Vec<String>, String> {
 
 /// Decodes a data page of `n` rows and appends its values.
 fn page(body: &[u8], leaf: &Leaf, h: &Struct, n: usize, dict: Option<&[String]>, data: &mut Data) -> Result<(), String> {
-    let (valid, mut at) = if leaf.optional {
+    let (valid, at) = if leaf.optional {
         let len = body.get(..4).ok_or("page too short for its definition levels")?;
         let len = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
         let levels = body.get(4..).and_then(|b| b.get(..len)).ok_or("definition levels past the page")?;
@@ -133,9 +136,8 @@ fn page(body: &[u8], leaf: &Leaf, h: &Struct, n: usize, dict: Option<&[String]>,
             let texts: Vec<String> = match encoding {
                 RLE_DICTIONARY | PLAIN_DICTIONARY => {
                     let dict = dict.ok_or("dictionary indices without a dictionary page")?;
-                    let width = *rest.first().ok_or("dictionary page without its bit width")?;
-                    at = 1;
-                    let idx = hybrid::decode(&rest[at..], width, present).map_err(|m| format!("indices: {m}"))?;
+                    let width = *rest.first().ok_or("data page without its indices' bit width")?;
+                    let idx = hybrid::decode(&rest[1..], width, present).map_err(|m| format!("indices: {m}"))?;
                     let mut out = Vec::with_capacity(present);
                     for i in idx {
                         out.push(dict.get(i as usize).ok_or_else(|| format!("index {i} past the {} texts", dict.len()))?.clone());

@@ -1,12 +1,13 @@
 //! Round trips through polars' Parquet reader: every column type, with and without nulls,
-//! NaN, empty strings, empty tables, many pages and row groups, and the key-value metadata.
+//! NaN, empty strings, empty tables, many pages and row groups, and the key-value metadata;
+//! our own reader ([`super::read`]) reads the same files back, and corrupt ones are errors.
 
 use std::borrow::Cow;
 use std::io::Cursor;
 
 use polars::prelude::*;
 
-use super::{Column as PqColumn, Error, Options, Values, write};
+use super::{Column as PqColumn, Data, Error, Options, Values, write};
 
 fn read(bytes: Vec<u8>) -> DataFrame {
     ParquetReader::new(Cursor::new(bytes)).finish().expect("polars reads the file")
@@ -41,6 +42,35 @@ fn table(n: usize, null: impl Fn(usize) -> bool) -> (Vec<PqColumn<'static>>, Vec
     (columns, names)
 }
 
+/// Our reader reads every column back as written (strings of a `Coded` column as texts), in
+/// any order asked, with the metadata; NaN compared as a value (through `Debug`).
+fn ours(bytes: &[u8], columns: &[PqColumn], meta: &[(String, String)]) {
+    let want: Vec<(String, Data)> = columns
+        .iter()
+        .map(|c| {
+            let d = match &c.values {
+                Values::U32(v) => Data::U32(v.to_vec()),
+                Values::U64(v) => Data::U64(v.to_vec()),
+                Values::F64(v) => Data::F64(v.to_vec()),
+                Values::Bool(v) => Data::Bool(v.to_vec()),
+                Values::Str(v) => Data::Str(v.iter().map(|s| s.map(String::from)).collect()),
+                Values::Coded { texts, codes } => {
+                    Data::Str(codes.iter().map(|c| c.map(|i| texts[i as usize].to_string())).collect())
+                }
+            };
+            (c.name.clone(), d)
+        })
+        .collect();
+    let mut names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+    let got = super::read::read(bytes, &names).expect("our reader reads the file");
+    assert_eq!(format!("{:?}", got.columns), format!("{want:?}"));
+    assert_eq!(got.rows, columns.first().map_or(0, |c| c.values.len()));
+    assert_eq!(got.metadata, meta);
+    names.reverse();
+    let got = super::read::read(bytes, &names).unwrap();
+    assert_eq!(got.names().collect::<Vec<_>>(), names);
+}
+
 /// The frame polars builds from the same values, the oracle.
 fn expected(columns: &[PqColumn]) -> DataFrame {
     let cols: Vec<Column> = columns
@@ -66,6 +96,7 @@ fn round_trip(n: usize, null: impl Fn(usize) -> bool, options: Options) {
     let (columns, _) = table(n, null);
     let bytes = write(&columns, &[], options).unwrap();
     assert_eq!(write(&columns, &[], options).unwrap(), bytes, "deterministic");
+    ours(&bytes, &columns, &[]);
     let got = read(bytes);
     let want = expected(&columns);
     assert_eq!(got.schema(), want.schema(), "{n} rows");
@@ -106,7 +137,9 @@ fn nan_and_empty_strings_survive_as_values() {
         PqColumn::new("x", Values::F64(Cow::Owned(vec![Some(f64::NAN), None, Some(-0.0), Some(f64::INFINITY)]))),
         PqColumn::new("s", Values::Str(vec![Some(""), None, Some(""), Some("a")])),
     ];
-    let got = read(write(&columns, &[], Options::default()).unwrap());
+    let bytes = write(&columns, &[], Options::default()).unwrap();
+    ours(&bytes, &columns, &[]);
+    let got = read(bytes);
     let x = got.column("x").unwrap().f64().unwrap();
     let x: Vec<Option<f64>> = (0..4).map(|i| x.get(i)).collect();
     assert!(x[0].unwrap().is_nan() && x[1].is_none());
@@ -121,7 +154,9 @@ fn nan_and_empty_strings_survive_as_values() {
 fn key_value_metadata_is_kept() {
     let (columns, _) = table(3, |_| false);
     let meta = vec![("pilotsim.seed".to_string(), "42".to_string()), ("pilotsim.digest".into(), "ab".into())];
-    let mut reader = ParquetReader::new(Cursor::new(write(&columns, &meta, Options::default()).unwrap()));
+    let bytes = write(&columns, &meta, Options::default()).unwrap();
+    ours(&bytes, &columns, &meta);
+    let mut reader = ParquetReader::new(Cursor::new(bytes));
     let kv = reader.get_metadata().unwrap().key_value_metadata().clone().unwrap();
     let kv: Vec<(String, Option<String>)> = kv.into_iter().map(|k| (k.key, k.value)).collect();
     assert_eq!(kv, [("pilotsim.seed".into(), Some("42".into())), ("pilotsim.digest".into(), Some("ab".into()))]);
@@ -134,4 +169,34 @@ fn bad_tables_are_errors_not_panics() {
     assert!(matches!(write(&ragged, &[], Options::default()), Err(Error::Ragged { .. })));
     let bad_code = [PqColumn::new("c", Values::Coded { texts: vec!["x"], codes: vec![Some(0), Some(1)].into() })];
     assert!(matches!(write(&bad_code, &[], Options::default()), Err(Error::CodeOutOfRange { code: 1, texts: 1 })));
+}
+
+/// The error of reading `bytes`' column `c`, which must not be a panic.
+fn read_err(bytes: &[u8], c: &str) -> Option<String> {
+    std::panic::catch_unwind(|| super::read::read(bytes, &[c]).err().map(|e| e.to_string()))
+        .unwrap_or_else(|_| panic!("reader panicked"))
+}
+
+#[test]
+fn corrupt_and_truncated_files_are_errors_not_panics() {
+    let (columns, names) = table(40, |i| i % 5 == 2);
+    let small = Options { group_rows: 16, page_rows: 6, level: 1 };
+    let bytes = write(&columns, &[("k".into(), "v".into())], small).unwrap();
+    for cut in (0..bytes.len()).step_by(7) {
+        for c in &names {
+            assert!(read_err(&bytes[..cut], c).is_some(), "cut at {cut} reads");
+        }
+    }
+    // Flipped bytes: an error or (where the byte is a value) other values, never a panic.
+    for at in 0..bytes.len() {
+        let mut b = bytes.clone();
+        b[at] ^= 0x5A;
+        for c in &names {
+            let _ = read_err(&b, c);
+        }
+    }
+    assert_eq!(read_err(&bytes, "nope").unwrap(), "no column nope");
+    assert!(read_err(b"PAR1 not a parquet file", "u32").unwrap().contains("magic"));
+    let e = super::read::read_file(std::path::Path::new("/nonexistent/x.parquet"), &["a"]).unwrap_err();
+    assert!(e.to_string().starts_with("/nonexistent/x.parquet: cannot read"), "{e}");
 }
