@@ -247,6 +247,9 @@ pub fn write_all(dir: &Path, m: &Manifest, runs: &[RunRecord]) -> Result<Points>
 }
 
 #[cfg(test)]
+mod polars_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
