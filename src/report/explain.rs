@@ -19,8 +19,8 @@ mod text;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
 use crate::metrics::parquet::Table;
+use anyhow::{Context, Result, bail};
 
 use columns::{Row, f64s, read_parquet, recorded_pandaids, rows, strs, u32s};
 pub use model::*;

@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::store::{Manifest, RunRecord};
 use super::{Stat, stat};
-pub use crate::metrics::points::{PointStat, PointSummary, Points, key_metrics};
 use crate::metrics::parquet::{Data, write_data};
+pub use crate::metrics::points::{PointStat, PointSummary, Points, key_metrics};
 use crate::metrics::write;
 use crate::report::outputs::write_chart;
 use crate::report::{BandPoint, BandSeries, HeatMap, MetricVsParam, heat_map, metric_vs_param};

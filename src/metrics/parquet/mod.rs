@@ -15,6 +15,12 @@
 //! Modules: [`thrift`] (the compact protocol of headers and footer), [`hybrid`] (the
 //! RLE / bit-packing hybrid of levels and dictionary indices), [`chunk`] (pages of one
 //! column chunk); this file lays out the file and its footer (`FileMetaData`).
+//!
+//! Reading: [`read`] reads back the files this writer writes (columns selected by name,
+//! typed vectors out; `pilotsim explain` reads a run's tables with it), with
+//! [`thrift_decode`] (the compact protocol, decoding) and [`read_chunk`] (one column chunk's
+//! pages). With the writer and the reader our own, polars is only a dev-dependency: the tests
+//! use it to prove that another reader reads our files.
 
 mod chunk;
 mod hybrid;

@@ -113,16 +113,22 @@ pub fn read_file(path: &Path, names: &[&str]) -> Result<Table, ReadError> {
     read(&bytes, names).map_err(at)
 }
 
-/// The names of the columns of the file at `path`, in schema order.
-pub fn file_columns(path: &Path) -> Result<Vec<String>, ReadError> {
+/// The columns among `names` that the file at `path` has (the others are left out: the
+/// caller checks which it needs), in the order asked for.
+pub fn read_file_present(path: &Path, names: &[&str]) -> Result<Table, ReadError> {
     let at = |e: ReadError| ReadError { path: Some(path.display().to_string()), ..e };
     let bytes = std::fs::read(path).map_err(|e| at(err(format!("cannot read: {e}"))))?;
-    Ok(Footer::parse(&bytes).map_err(at)?.leaves.into_iter().map(|l| l.name).collect())
+    let footer = Footer::parse(&bytes).map_err(at)?;
+    let present: Vec<&str> = names.iter().copied().filter(|n| footer.leaves.iter().any(|l| l.name == *n)).collect();
+    select(&bytes, footer, &present).map_err(at)
 }
 
 /// The columns `names` (each must exist) of a Parquet file's bytes.
 pub fn read(bytes: &[u8], names: &[&str]) -> Result<Table, ReadError> {
-    let footer = Footer::parse(bytes)?;
+    select(bytes, Footer::parse(bytes)?, names)
+}
+
+fn select(bytes: &[u8], footer: Footer, names: &[&str]) -> Result<Table, ReadError> {
     let mut columns = Vec::with_capacity(names.len());
     for &name in names {
         let i = footer.leaves.iter().position(|l| l.name == name).ok_or_else(|| err(format!("no column {name}")))?;
@@ -230,7 +236,11 @@ impl Footer {
             let optional = match el.int(3) {
                 Some(0) => false,
                 Some(1) => true,
-                r => return Err(err(format!("column {name} has repetition {r:?} (only REQUIRED and OPTIONAL are read)"))),
+                r => {
+                    return Err(err(format!(
+                        "column {name} has repetition {r:?} (only REQUIRED and OPTIONAL are read)"
+                    )));
+                }
             };
             let kind = leaf_kind(el).ok_or_else(|| {
                 err(format!(
@@ -252,7 +262,11 @@ impl Footer {
                 columns.push(c.strukt(3).cloned().ok_or_else(|| err("column chunk without its metadata"))?);
             }
             if columns.len() != leaves.len() {
-                return Err(err(format!("a row group has {} column chunks for {} columns", columns.len(), leaves.len())));
+                return Err(err(format!(
+                    "a row group has {} column chunks for {} columns",
+                    columns.len(),
+                    leaves.len()
+                )));
             }
             groups.push(Group { rows, columns });
         }
@@ -277,9 +291,10 @@ impl Footer {
 fn leaf_kind(el: &Struct) -> Option<Kind> {
     let unsigned = |bits: i64, converted: i64| {
         el.int(6) == Some(converted)
-            || el.strukt(10).and_then(|l| l.strukt(10)).is_some_and(|i| {
-                i.int(1) == Some(bits) && i.get(2) == Some(&Value::Bool(false))
-            })
+            || el
+                .strukt(10)
+                .and_then(|l| l.strukt(10))
+                .is_some_and(|i| i.int(1) == Some(bits) && i.get(2) == Some(&Value::Bool(false)))
     };
     match el.int(1)? as i32 {
         INT32 if unsigned(32, 13) => Some(Kind::U32),

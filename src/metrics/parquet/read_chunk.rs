@@ -89,7 +89,14 @@ fn byte_arrays(body: &[u8], n: usize) -> Result<Vec<String>, String> {
 }
 
 /// Decodes a data page of `n` rows and appends its values.
-fn page(body: &[u8], leaf: &Leaf, h: &Struct, n: usize, dict: Option<&[String]>, data: &mut Data) -> Result<(), String> {
+fn page(
+    body: &[u8],
+    leaf: &Leaf,
+    h: &Struct,
+    n: usize,
+    dict: Option<&[String]>,
+    data: &mut Data,
+) -> Result<(), String> {
     let (valid, at) = if leaf.optional {
         let len = body.get(..4).ok_or("page too short for its definition levels")?;
         let len = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
@@ -109,7 +116,9 @@ fn page(body: &[u8], leaf: &Leaf, h: &Struct, n: usize, dict: Option<&[String]>,
             }
             let size = std::mem::size_of::<$t>();
             let need = present * size;
-            let b = rest.get(..need).ok_or_else(|| format!("{present} values need {need} bytes, the page has {}", rest.len()))?;
+            let b = rest
+                .get(..need)
+                .ok_or_else(|| format!("{present} values need {need} bytes, the page has {}", rest.len()))?;
             let mut it = b.chunks_exact(size).map(|c| <$t>::from_le_bytes(c.try_into().expect("size")));
             $v.extend(valid.iter().map(|&ok| if ok { it.next() } else { None }));
         }};
@@ -140,7 +149,11 @@ fn page(body: &[u8], leaf: &Leaf, h: &Struct, n: usize, dict: Option<&[String]>,
                     let idx = hybrid::decode(&rest[1..], width, present).map_err(|m| format!("indices: {m}"))?;
                     let mut out = Vec::with_capacity(present);
                     for i in idx {
-                        out.push(dict.get(i as usize).ok_or_else(|| format!("index {i} past the {} texts", dict.len()))?.clone());
+                        out.push(
+                            dict.get(i as usize)
+                                .ok_or_else(|| format!("index {i} past the {} texts", dict.len()))?
+                                .clone(),
+                        );
                     }
                     out
                 }

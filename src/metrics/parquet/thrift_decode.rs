@@ -141,7 +141,8 @@ impl Reader<'_> {
             let wire = h & 0x0F;
             let delta = h >> 4;
             let id = if delta == 0 {
-                i16::try_from(self.zigzag()?).map_err(|_| format!("Thrift field id out of range at byte {}", self.at))?
+                i16::try_from(self.zigzag()?)
+                    .map_err(|_| format!("Thrift field id out of range at byte {}", self.at))?
             } else {
                 last.wrapping_add(i16::from(delta))
             };

@@ -5,14 +5,12 @@ use std::path::Path;
 
 use anyhow::{Result, anyhow, bail};
 
-use crate::metrics::parquet::read::{Data, Table, file_columns, read_file};
+use crate::metrics::parquet::read::{Data, Table, read_file_present};
 
 /// `columns` of the Parquet file at `path` that it has (explain checks which are missing and
 /// says so); an error names the file and what could not be read.
 pub(super) fn read_parquet(path: &Path, columns: &[&str]) -> Result<Table> {
-    let have = file_columns(path)?;
-    let present: Vec<&str> = columns.iter().copied().filter(|c| have.iter().any(|h| h == c)).collect();
-    Ok(read_file(path, &present)?)
+    Ok(read_file_present(path, columns)?)
 }
 
 /// One row of `brokerage.parquet`.

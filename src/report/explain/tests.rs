@@ -74,7 +74,8 @@ const ROWS: &[B] = &[
 ];
 
 fn brokerage(rows: &[B]) -> Table {
-    let col_u = |name: &'static str, f: &dyn Fn(&B) -> u32| (name, Data::U32(rows.iter().map(|r| Some(f(r))).collect()));
+    let col_u =
+        |name: &'static str, f: &dyn Fn(&B) -> u32| (name, Data::U32(rows.iter().map(|r| Some(f(r))).collect()));
     let col_s =
         |name: &'static str, f: &dyn Fn(&B) -> String| (name, Data::Str(rows.iter().map(|r| Some(f(r))).collect()));
     let cols = vec![
