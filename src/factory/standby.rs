@@ -399,11 +399,6 @@ impl StandbyController {
             _ => None,
         }
     }
-
-    /// Startd pilots the Generator submits now: the target less those already queued.
-    pub fn to_submit(&mut self, obs: &StandbyObservation) -> u32 {
-        self.target(obs).saturating_sub(obs.queued_startds)
-    }
 }
 
 #[cfg(test)]

@@ -239,6 +239,8 @@ impl World {
         let arrived = submitted - f.seen_submitted;
         f.seen_submitted = submitted;
         let observed = Observed { queued: f.queued, running: f.running };
+        // A startd cycle's record waits for its submissions (`standby` is counted after them).
+        let mut row = None;
         let n = if let Mode::Generic(g) = &mut f.mode {
             g.cycle(elapsed, observed).pilots
         } else {
@@ -274,7 +276,7 @@ impl World {
             };
             let target = standby.target(&obs);
             let estimates = standby.estimates();
-            self.factories.cycles.push(CycleRow { time: now, factory: i as u32, obs, target, standby: 0, estimates });
+            row = Some(CycleRow { time: now, factory: i as u32, obs, target, standby: 0, estimates });
             target.saturating_sub(obs.queued_startds)
         };
         let f = &mut self.factories.list[i];
@@ -282,9 +284,9 @@ impl World {
         f.stats.standby_sum += u64::from(f.queued);
         let cycle = f.cfg.cycle();
         self.submit_factory_pilots(i, n);
-        let queued = self.factories.list[i].queued;
-        if let Some(row) = self.factories.cycles.last_mut().filter(|r| r.time == now && r.factory == i as u32) {
-            row.standby = queued;
+        if let Some(row) = row {
+            let standby = self.factories.list[i].queued;
+            self.factories.cycles.push(CycleRow { standby, ..row });
         }
         self.core.queue.push(now + cycle, Event::Factory { kind: CYCLE, id: i as u32 });
     }
