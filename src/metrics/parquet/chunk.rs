@@ -1,5 +1,5 @@
 //! One column chunk (the values of one column in one row group): its optional dictionary page
-//! and its data pages, each zstd-compressed (Parquet format, "Column chunks", "Data Pages",
+//! and its data pages, each Snappy-compressed (Parquet format, "Column chunks", "Data Pages",
 //! "Dictionary Pages").
 //!
 //! Every column is OPTIONAL (as polars writes them), so each data page is, in the data page
@@ -32,23 +32,25 @@ pub struct Chunk {
 /// Compresses page bodies and appends pages to the file.
 pub struct Pages<'a> {
     pub out: &'a mut Vec<u8>,
-    pub zstd: zstd::bulk::Compressor<'static>,
-    /// Reused page body.
+    snappy: snap::raw::Encoder,
+    /// Reused page body, and its compressed form.
     body: Vec<u8>,
+    compressed: Vec<u8>,
     header: Vec<u8>,
 }
 
 impl<'a> Pages<'a> {
-    pub fn new(out: &'a mut Vec<u8>, level: i32) -> Result<Self, Error> {
-        let zstd = zstd::bulk::Compressor::new(level).map_err(Error::Compress)?;
-        Ok(Self { out, zstd, body: Vec::new(), header: Vec::new() })
+    pub fn new(out: &'a mut Vec<u8>) -> Self {
+        Self { out, snappy: snap::raw::Encoder::new(), body: Vec::new(), compressed: Vec::new(), header: Vec::new() }
     }
 
     /// Compresses `self.body` and appends it after its page header (`PageHeader`: type, sizes,
     /// then the header of its kind, written by `write_kind`); returns the page's size, header
     /// included, uncompressed and compressed.
     fn flush(&mut self, page_type: i32, write_kind: impl FnOnce(&mut thrift::Writer)) -> Result<(i64, i64), Error> {
-        let compressed = self.zstd.compress(&self.body).map_err(Error::Compress)?;
+        self.compressed.resize(snap::raw::max_compress_len(self.body.len()), 0);
+        let n = self.snappy.compress(&self.body, &mut self.compressed).map_err(Error::Compress)?;
+        let compressed = &self.compressed[..n];
         let size = |n: usize| i32::try_from(n).map_err(|_| Error::PageTooLarge(n));
         self.header.clear();
         let mut w = thrift::Writer::new(&mut self.header);
@@ -59,7 +61,7 @@ impl<'a> Pages<'a> {
         write_kind(&mut w);
         w.end();
         self.out.extend_from_slice(&self.header);
-        self.out.extend_from_slice(&compressed);
+        self.out.extend_from_slice(compressed);
         let h = self.header.len() as i64;
         Ok((h + self.body.len() as i64, h + compressed.len() as i64))
     }

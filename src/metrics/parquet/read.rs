@@ -5,16 +5,15 @@
 //! What it reads is what the writer writes: a flat schema (a root and leaves) of OPTIONAL (or
 //! REQUIRED) columns — u32 (INT32 unsigned), u64 (INT64 unsigned), f64 (DOUBLE), booleans
 //! and strings (BYTE_ARRAY) — in data pages v1 with RLE/bit-packed definition levels, numbers
-//! and booleans PLAIN, strings dictionary-encoded (or PLAIN), pages uncompressed or zstd, any
+//! and booleans PLAIN, strings dictionary-encoded (or PLAIN), pages uncompressed or Snappy, any
 //! number of row groups and pages. Columns are selected by name and come back as typed
 //! vectors ([`Data`]). Anything else (another type, encoding, codec, nested schema, corrupt
 //! or truncated bytes) is a [`ReadError`] saying what was unexpected, never a panic.
 
-use std::io::Read;
 use std::path::Path;
 
 use super::thrift_decode::{Struct, Value, decode_struct};
-use super::{BOOLEAN, BYTE_ARRAY, DOUBLE, INT32, INT64, ZSTD};
+use super::{BOOLEAN, BYTE_ARRAY, DOUBLE, INT32, INT64, SNAPPY};
 
 /// One column's values, one per row; `None` is null.
 #[derive(Debug, Clone, PartialEq)]
@@ -310,15 +309,16 @@ fn leaf_kind(el: &Struct) -> Option<Kind> {
 pub(super) fn decompress(codec: i64, body: &[u8], size: usize) -> Result<Vec<u8>, String> {
     match codec {
         0 => Ok(body.to_vec()),
-        c if c == i64::from(ZSTD) => {
-            let mut out = Vec::with_capacity(size.min(1 << 24));
-            let d = zstd::stream::read::Decoder::with_buffer(body).map_err(|e| format!("zstd: {e}"))?;
-            d.take(size as u64 + 1).read_to_end(&mut out).map_err(|e| format!("zstd: {e}"))?;
-            if out.len() != size {
-                return Err(format!("page decompresses to {} bytes, its header says {size}", out.len()));
+        c if c == i64::from(SNAPPY) => {
+            match snap::raw::decompress_len(body) {
+                Ok(n) if n == size => {}
+                Ok(n) => return Err(format!("page decompresses to {n} bytes, its header says {size}")),
+                Err(e) => return Err(format!("snappy: {e}")),
             }
-            Ok(out)
+            snap::raw::Decoder::new().decompress_vec(body).map_err(|e| format!("snappy: {e}"))
         }
-        c => Err(format!("compression codec {c} (only uncompressed and zstd are read)")),
+        c => Err(format!(
+            "compression codec {c} (only uncompressed and Snappy are read: a file of an older pilotsim? run it again)"
+        )),
     }
 }

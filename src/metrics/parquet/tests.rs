@@ -106,7 +106,7 @@ fn round_trip(n: usize, null: impl Fn(usize) -> bool, options: Options) {
 
 #[test]
 fn every_type_round_trips_with_and_without_nulls() {
-    let small = Options { group_rows: 7, page_rows: 3, level: 1 };
+    let small = Options { group_rows: 7, page_rows: 3 };
     for n in [1, 2, 8, 9, 30] {
         round_trip(n, |_| false, small);
         round_trip(n, |i| i % 3 == 1, small);
@@ -180,7 +180,7 @@ fn read_err(bytes: &[u8], c: &str) -> Option<String> {
 #[test]
 fn corrupt_and_truncated_files_are_errors_not_panics() {
     let (columns, names) = table(40, |i| i % 5 == 2);
-    let small = Options { group_rows: 16, page_rows: 6, level: 1 };
+    let small = Options { group_rows: 16, page_rows: 6 };
     let bytes = write(&columns, &[("k".into(), "v".into())], small).unwrap();
     for cut in (0..bytes.len()).step_by(7) {
         for c in &names {
