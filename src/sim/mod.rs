@@ -59,7 +59,7 @@ pub fn run_with(
 pub fn check_invariants(w: &World) -> Vec<String> {
     let c = &w.core;
     let mut bad = c.violations.clone();
-    let now = c.queue.last_popped();
+    let now = crate::wms::Ctx::now(c);
     for j in &c.jobs {
         let ok = match j.status {
             JobStatus::Pending => j.submitted > now || now == SimTime::ZERO,
