@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use rayon::prelude::*;
 use serde_json::Value;
 
 use super::store::{Manifest, RunRecord};
@@ -234,14 +235,17 @@ pub fn write_all(dir: &Path, m: &Manifest, runs: &[RunRecord]) -> Result<Points>
     let points_cols = points_table(&points);
     write::atomic(&dir.join("sweep.parquet"), &parquet(&runs_cols, m)?).context("writing sweep.parquet")?;
     write::atomic(&dir.join("points.parquet"), &parquet(&points_cols, m)?).context("writing points.parquet")?;
-    for metric in key_metrics(&points) {
-        if let Some(c) = band_chart(&points, &metric) {
-            write_chart(dir, &format!("sweep_{}", stem(&metric)), metric_vs_param(&c)?)?;
+    // The charts are the serial tail of a sweep (issue 13 item 5): drawn in parallel, each to
+    // files of its own, so the result does not depend on the order they finish in.
+    key_metrics(&points).par_iter().try_for_each(|metric| -> Result<()> {
+        if let Some(c) = band_chart(&points, metric) {
+            write_chart(dir, &format!("sweep_{}", stem(metric)), metric_vs_param(&c)?)?;
         }
-        if let Some(c) = heat_chart(&points, &metric) {
-            write_chart(dir, &format!("heatmap_{}", stem(&metric)), heat_map(&c)?)?;
+        if let Some(c) = heat_chart(&points, metric) {
+            write_chart(dir, &format!("heatmap_{}", stem(metric)), heat_map(&c)?)?;
         }
-    }
+        Ok(())
+    })?;
     write::atomic(&dir.join("points.json"), (serde_json::to_string_pretty(&points)? + "\n").as_bytes())?;
     Ok(points)
 }
