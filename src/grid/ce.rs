@@ -348,24 +348,30 @@ impl Grid {
     }
 
     /// Invariants of the grid; a description of each violation.
+    ///
+    /// One pass over the pilots counts each CE's running pilots, their cores and its waiting
+    /// pilots (a pass per CE made the check O(CEs × pilots): 6.7 s for the 10⁷-job week's 500
+    /// CEs and 1.9 M pilots, issue 13).
     pub fn check_invariants(&self) -> Vec<String> {
         let mut bad = Vec::new();
-        for (c, st) in self.state.iter().enumerate() {
-            let at = |s: fn(PilotStatus) -> bool| {
-                self.pilots.iter().filter(|p| p.ce as usize == c && s(p.status)).collect::<Vec<_>>()
-            };
-            let running = at(|s| s == PilotStatus::Running);
-            let cores: u32 = running.iter().map(|p| p.cores).sum();
-            if running.len() as u32 != st.running || cores != st.busy || st.busy > self.ce_slots[c] {
+        // Per CE: running pilots, their cores, waiting pilots.
+        let mut counted = vec![(0u32, 0u32, 0u32); self.state.len()];
+        for p in &self.pilots {
+            let Some(n) = counted.get_mut(p.ce as usize) else { continue };
+            if p.status == PilotStatus::Running {
+                n.0 += 1;
+                n.1 += p.cores;
+            } else if p.status.is_waiting() {
+                n.2 += 1;
+            }
+        }
+        for (c, (st, &(running, cores, waiting))) in self.state.iter().zip(&counted).enumerate() {
+            if running != st.running || cores != st.busy || st.busy > self.ce_slots[c] {
                 bad.push(format!(
-                    "CE {}: {} busy slots and {} running, but {} running pilots holding {cores}",
-                    self.ces[c].name,
-                    st.busy,
-                    st.running,
-                    running.len()
+                    "CE {}: {} busy slots and {} running, but {running} running pilots holding {cores}",
+                    self.ces[c].name, st.busy, st.running
                 ));
             }
-            let waiting = at(PilotStatus::is_waiting).len() as u32;
             if waiting != st.waiting {
                 bad.push(format!(
                     "CE {}: waiting counter {} but {waiting} waiting pilots",

@@ -164,3 +164,24 @@ fn aborted_and_stuck_pilots_never_start() {
     assert_eq!(g.pilot(p).status, PilotStatus::Waiting);
     assert_eq!(g.counts().waiting, 1);
 }
+
+#[test]
+fn a_wrong_counter_is_a_violation_naming_its_ce() {
+    let mut g = grid(4, |_| {});
+    let mut out = Vec::new();
+    let (a, t, _) = g.submit(T0, 0, 0, PilotShape { cores: 3 }).unwrap();
+    g.submit(T0, 0, 0, PilotShape::default()).unwrap();
+    g.reaches_batch(t, a, &mut out);
+    // a runs on 3 cores; the other pilot waits in the middleware.
+    assert_eq!((g.state[0].busy, g.state[0].running, g.state[0].waiting), (3, 1, 1));
+    assert_eq!(g.check_invariants(), Vec::<String>::new());
+    g.state[0].busy = 2;
+    g.state[0].waiting = 0;
+    assert_eq!(
+        g.check_invariants(),
+        vec![
+            "CE ce1: 2 busy slots and 1 running, but 1 running pilots holding 3".to_string(),
+            "CE ce1: waiting counter 0 but 1 waiting pilots".to_string(),
+        ]
+    );
+}
