@@ -10,6 +10,7 @@
 //! [`super::frames`], which the tests compare them with.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 pub use super::parquet::Column;
 use super::parquet::{self, Values};
@@ -33,18 +34,24 @@ fn coded<'a>(texts: Vec<&'a str>, codes: impl Iterator<Item = Option<u32>>) -> V
     Values::Coded { texts, codes: codes.collect::<Vec<_>>().into() }
 }
 
-/// The columns the WMSs add, after the neutral ones, borrowed.
-fn with_extras<'a>(mut cols: Vec<Column<'a>>, extras: &'a [ExtraColumn]) -> Vec<Column<'a>> {
+/// The columns the WMSs add, after the neutral ones, borrowed: all their rows, or `rows`.
+fn with_extras<'a>(
+    mut cols: Vec<Column<'a>>,
+    extras: &'a [ExtraColumn],
+    rows: Option<Range<usize>>,
+) -> Vec<Column<'a>> {
     for x in extras {
+        let r = |len: usize| rows.clone().unwrap_or(0..len);
         let values = match &x.values {
-            ExtraValues::U32(v) => Values::U32(Cow::Borrowed(v)),
-            ExtraValues::U64(v) => Values::U64(Cow::Borrowed(v)),
-            ExtraValues::F64(v) => Values::F64(Cow::Borrowed(v)),
-            ExtraValues::Bool(v) => Values::Bool(Cow::Borrowed(v)),
-            ExtraValues::Str(v) => Values::Str(v.iter().map(Option::as_deref).collect()),
-            ExtraValues::Coded { texts, codes } => {
-                Values::Coded { texts: texts.iter().map(String::as_str).collect(), codes: Cow::Borrowed(codes) }
-            }
+            ExtraValues::U32(v) => Values::U32(Cow::Borrowed(&v[r(v.len())])),
+            ExtraValues::U64(v) => Values::U64(Cow::Borrowed(&v[r(v.len())])),
+            ExtraValues::F64(v) => Values::F64(Cow::Borrowed(&v[r(v.len())])),
+            ExtraValues::Bool(v) => Values::Bool(Cow::Borrowed(&v[r(v.len())])),
+            ExtraValues::Str(v) => Values::Str(v[r(v.len())].iter().map(Option::as_deref).collect()),
+            ExtraValues::Coded { texts, codes } => Values::Coded {
+                texts: texts.iter().map(String::as_str).collect(),
+                codes: Cow::Borrowed(&codes[r(codes.len())]),
+            },
         };
         cols.push(Column::new(x.name.as_str(), values));
     }
@@ -67,9 +74,20 @@ fn wms_names<'a>(run: &'a RunData) -> Vec<&'a str> {
 
 /// One row per job: the neutral columns, then the WMSs' own (DIRAC: `task_queue_id`).
 pub fn jobs<'a>(run: &'a RunData) -> Vec<Column<'a>> {
+    jobs_rows(run, 0..run.jobs.len())
+}
+
+/// `jobs.parquet`, one row group's columns at a time ([`parquet::write_groups`]).
+pub fn jobs_parquet(run: &RunData, meta: &RunMeta) -> Result<Vec<u8>, parquet::Error> {
+    let options = parquet::Options::default();
+    parquet::write_groups(run.jobs.len(), &meta.parquet_metadata(), options, |lo, hi| jobs_rows(run, lo..hi))
+}
+
+/// The columns of `jobs` for the jobs `rows` (by index).
+fn jobs_rows<'a>(run: &'a RunData, rows: Range<usize>) -> Vec<Column<'a>> {
     let (ce_names, ce_site) = ces(run);
     let w = run.streams;
-    let j = run.jobs;
+    let j = &run.jobs[rows.clone()];
     let stream = || j.iter().map(|x| Some(x.stream));
     let site = j.iter().map(|x| x.ce.and_then(|c| ce_site.get(c as usize).copied()));
     let cols = vec![
@@ -93,12 +111,12 @@ pub fn jobs<'a>(run: &'a RunData) -> Vec<Column<'a>> {
         Column::new("status", Values::Str(j.iter().map(|x| Some(x.status.as_str())).collect())),
         Column::new("wms", coded(wms_names(run), j.iter().map(|x| Some(u32::from(x.wms))))),
     ];
-    with_extras(cols, &run.job_columns)
+    with_extras(cols, &run.job_columns, Some(rows))
 }
 
 /// A WMS's own table.
 pub fn wms_table(t: &super::Table) -> Vec<Column<'_>> {
-    with_extras(Vec::new(), &t.columns)
+    with_extras(Vec::new(), &t.columns, None)
 }
 
 /// One row per transfer over the grid's links: `transfer_id`, `from_site`, `to_site`, `bytes`,
@@ -139,7 +157,7 @@ pub fn pilots<'a>(run: &'a RunData) -> Vec<Column<'a>> {
         Column::new("status", Values::Str(p.iter().map(|x| Some(x.status.as_str())).collect())),
         Column::new("jobs_run", u32s(p.iter().map(|x| Some(x.jobs_run)))),
     ];
-    with_extras(cols, &run.pilot_columns)
+    with_extras(cols, &run.pilot_columns, None)
 }
 
 /// One row per sample and share entity.

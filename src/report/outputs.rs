@@ -242,19 +242,19 @@ pub fn write_run(dir: &Path, run: &mut RunData) -> Result<Summary> {
     // Each table is encoded as soon as its columns are built, so one table's columns at a time.
     let meta = &run.meta;
     let mut parquet: Vec<(String, Vec<u8>)> = Vec::new();
-    let mut encode = |name: String, columns: Vec<tables::Column>| -> Result<()> {
+    let encode = |name: &str, columns: Vec<tables::Column>| -> Result<(String, Vec<u8>)> {
         let bytes = tables::parquet_bytes(&columns, meta).with_context(|| format!("encoding {name}"))?;
-        parquet.push((name, bytes));
-        Ok(())
+        Ok((name.to_string(), bytes))
     };
-    encode("timeseries.parquet".into(), tables::timeseries(run))?;
-    encode("jobs.parquet".into(), tables::jobs(run))?;
-    encode("pilots.parquet".into(), tables::pilots(run))?;
+    parquet.push(encode("timeseries.parquet", tables::timeseries(run))?);
+    // The largest table, built one row group at a time.
+    parquet.push(("jobs.parquet".into(), tables::jobs_parquet(run, meta).context("encoding jobs.parquet")?));
+    parquet.push(encode("pilots.parquet", tables::pilots(run))?);
     if run.network.transfer_count() > 0 {
-        encode("transfers.parquet".into(), tables::transfers(run))?;
+        parquet.push(encode("transfers.parquet", tables::transfers(run))?);
     }
     for t in &run.wms_tables {
-        encode(format!("{}.parquet", t.name), tables::wms_table(t))?;
+        parquet.push(encode(&format!("{}.parquet", t.name), tables::wms_table(t))?);
     }
     let share = charts::share_convergence(&share_chart(run))?;
     let pilots = charts::pilots_over_time(&pilots_chart(run))?;

@@ -200,3 +200,37 @@ fn corrupt_and_truncated_files_are_errors_not_panics() {
     let e = super::read::read_file(std::path::Path::new("/nonexistent/x.parquet"), &["a"]).unwrap_err();
     assert!(e.to_string().starts_with("/nonexistent/x.parquet: cannot read"), "{e}");
 }
+
+/// Rows `lo..hi` of a column's values, borrowed.
+fn rows<'a>(v: &'a Values, lo: usize, hi: usize) -> Values<'a> {
+    match v {
+        Values::U32(x) => Values::U32(Cow::Borrowed(&x[lo..hi])),
+        Values::U64(x) => Values::U64(Cow::Borrowed(&x[lo..hi])),
+        Values::F64(x) => Values::F64(Cow::Borrowed(&x[lo..hi])),
+        Values::Bool(x) => Values::Bool(Cow::Borrowed(&x[lo..hi])),
+        Values::Str(x) => Values::Str(x[lo..hi].to_vec()),
+        Values::Coded { texts, codes } => Values::Coded { texts: texts.clone(), codes: Cow::Borrowed(&codes[lo..hi]) },
+    }
+}
+
+#[test]
+fn a_table_written_a_row_group_at_a_time_has_the_same_bytes() {
+    let meta = vec![("k".to_string(), "v".to_string())];
+    for (n, options) in [
+        (30, Options { group_rows: 7, page_rows: 3 }),
+        (0, Options::default()),
+        (1000, Options { group_rows: 1000, page_rows: 64 }),
+    ] {
+        let (columns, _) = table(n, |i| i % 4 == 2);
+        let whole = write(&columns, &meta, options).unwrap();
+        let mut asked = Vec::new();
+        let grouped = super::write_groups(n, &meta, options, |lo, hi| {
+            asked.push((lo, hi));
+            columns.iter().map(|c| PqColumn::new(c.name.clone(), rows(&c.values, lo, hi))).collect()
+        })
+        .unwrap();
+        assert_eq!(grouped, whole, "{n} rows");
+        let groups = n.div_ceil(options.group_rows).max(1);
+        assert_eq!(asked.len(), groups, "{n} rows: one call per row group (or one for the schema)");
+    }
+}
