@@ -40,17 +40,23 @@ fn with_extras<'a>(
     extras: &'a [ExtraColumn],
     rows: Option<Range<usize>>,
 ) -> Vec<Column<'a>> {
+    // Rows past a (wrongly) short column are missing, which the writer reports as ragged.
+    fn part<'v, T>(v: &'v [T], rows: &Option<Range<usize>>) -> &'v [T] {
+        match rows {
+            None => v,
+            Some(r) => &v[r.start.min(v.len())..r.end.min(v.len())],
+        }
+    }
     for x in extras {
-        let r = |len: usize| rows.clone().unwrap_or(0..len);
         let values = match &x.values {
-            ExtraValues::U32(v) => Values::U32(Cow::Borrowed(&v[r(v.len())])),
-            ExtraValues::U64(v) => Values::U64(Cow::Borrowed(&v[r(v.len())])),
-            ExtraValues::F64(v) => Values::F64(Cow::Borrowed(&v[r(v.len())])),
-            ExtraValues::Bool(v) => Values::Bool(Cow::Borrowed(&v[r(v.len())])),
-            ExtraValues::Str(v) => Values::Str(v[r(v.len())].iter().map(Option::as_deref).collect()),
+            ExtraValues::U32(v) => Values::U32(Cow::Borrowed(part(v, &rows))),
+            ExtraValues::U64(v) => Values::U64(Cow::Borrowed(part(v, &rows))),
+            ExtraValues::F64(v) => Values::F64(Cow::Borrowed(part(v, &rows))),
+            ExtraValues::Bool(v) => Values::Bool(Cow::Borrowed(part(v, &rows))),
+            ExtraValues::Str(v) => Values::Str(part(v, &rows).iter().map(Option::as_deref).collect()),
             ExtraValues::Coded { texts, codes } => Values::Coded {
                 texts: texts.iter().map(String::as_str).collect(),
-                codes: Cow::Borrowed(&codes[r(codes.len())]),
+                codes: Cow::Borrowed(part(codes, &rows)),
             },
         };
         cols.push(Column::new(x.name.as_str(), values));
