@@ -1,5 +1,6 @@
 //! The simulation: builds the world from a scenario, runs it, checks its invariants.
 
+mod arrivals;
 pub mod factory;
 pub mod factory_summary;
 pub mod world;

@@ -14,6 +14,8 @@ use crate::scenario::Scenario;
 use crate::wms::{self, Answer, Ctx, PilotNews, Timer, Wms};
 use crate::workload::{Accounting, Job, JobSpec, JobStatus, ShareEntities, StreamInfo};
 
+use super::arrivals::Arrivals;
+
 /// What can happen. Each event is folded into the run digest as `(time, code, id)`; the codes
 /// below are the world's, a WMS timer's code is its own `kind` (plus `wms << 16` for the
 /// second and later instances).
@@ -129,42 +131,6 @@ pub struct Core {
     pub submitted_per_wms: Vec<u64>,
     /// The scenario's job arrivals not yet handled, kept out of the event queue.
     arrivals: Arrivals,
-}
-
-/// The scenario's job arrivals, known at time 0, in the order the event queue would pop them
-/// if they were pushed first (by submission time, then job id): a cursor instead of a million
-/// pending events. With every arrival in the queue, the radix heap moved each of them
-/// O(log span) times and the queue outgrew the caches as the scenario grew (issue 13 item 3);
-/// the pops, their order and so the digest are the same. Jobs a WMS creates during the run
-/// (PanDA's) are not arrivals.
-struct Arrivals {
-    /// Job ids in arrival order; `None` when that is job-id order (generated workloads).
-    order: Option<Vec<JobId>>,
-    /// How many have arrived.
-    next: usize,
-    /// How many there are.
-    len: usize,
-}
-
-impl Arrivals {
-    fn new(jobs: &[Job]) -> Self {
-        let sorted = jobs.windows(2).all(|w| w[0].submitted <= w[1].submitted);
-        let order = (!sorted).then(|| {
-            let mut ids: Vec<JobId> = jobs.iter().map(|j| j.id).collect();
-            ids.sort_by_key(|&id| jobs[job_index(id)].submitted); // stable: ties by id
-            ids
-        });
-        Self { order, next: 0, len: jobs.len() }
-    }
-
-    /// The next arrival and its time, if any.
-    fn peek(&self, jobs: &[Job]) -> Option<(SimTime, JobId)> {
-        if self.next == self.len {
-            return None;
-        }
-        let id = self.order.as_ref().map_or(self.next as JobId + 1, |o| o[self.next]);
-        Some((jobs[job_index(id)].submitted, id))
-    }
 }
 
 /// How a started job's end is scheduled.
@@ -430,7 +396,7 @@ impl Core {
     fn next_event(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
         match self.arrivals.peek(&self.jobs) {
             Some((t, id)) if t <= until && self.queue.peek_time().is_none_or(|q| t <= q) => {
-                self.arrivals.next += 1;
+                self.arrivals.advance();
                 Some((t, Event::JobArrival(id)))
             }
             _ => self.queue.pop_until(until),

@@ -158,11 +158,7 @@ pub fn write(columns: &[Column], metadata: &[(String, String)], options: Options
             lo = hi;
         }
     }
-    let footer_at = out.len();
-    footer(&mut out, columns, rows, &groups, metadata);
-    let len = (out.len() - footer_at) as u32;
-    out.extend_from_slice(&len.to_le_bytes());
-    out.extend_from_slice(b"PAR1");
+    finish(&mut out, columns, rows, &groups, metadata);
     Ok(out)
 }
 
@@ -199,12 +195,23 @@ pub fn write_groups<'c>(
         }
     }
     let schema = schema.unwrap_or_else(|| schema_of(&columns_of(0, 0)));
+    finish(&mut out, &schema, rows, &groups, metadata);
+    Ok(out)
+}
+
+/// The file's end: the footer, its length and the closing magic.
+fn finish(
+    out: &mut Vec<u8>,
+    schema: &[Column],
+    rows: usize,
+    groups: &[(usize, Vec<chunk::Chunk>)],
+    metadata: &[(String, String)],
+) {
     let footer_at = out.len();
-    footer(&mut out, &schema, rows, &groups, metadata);
+    footer(out, schema, rows, groups, metadata);
     let len = (out.len() - footer_at) as u32;
     out.extend_from_slice(&len.to_le_bytes());
     out.extend_from_slice(b"PAR1");
-    Ok(out)
 }
 
 impl Values<'_> {
