@@ -134,6 +134,29 @@ pub fn owners_per_group<'a>(tqs: impl Iterator<Item = &'a TaskQueue>) -> BTreeMa
     out
 }
 
+/// Buffers reused by [`compute_into`] and [`sum_identical_definitions_into`]: DIRAC
+/// recomputes the priorities after every TQ creation and deletion, so in a large grid (where
+/// most jobs create a TQ and empty it) this runs about twice per job and must not allocate
+/// (issue 13; it was 40 % of the instructions of a 10⁵-job week).
+#[derive(Debug, Clone, Default)]
+pub struct Scratch {
+    /// (group, owner) of every TQ, sorted and deduplicated: `U_g` is the length of a group's run.
+    owners: Vec<(u32, u32)>,
+    /// Σ w per entity, sorted by entity.
+    totals: Vec<(Entity, f64)>,
+    /// The result: (TQ id, priority) in TQ-id order.
+    out: Vec<(TqId, f64)>,
+    /// Indices into `out`, ordered by definition ignoring Sites and BannedSites.
+    order: Vec<usize>,
+}
+
+impl Scratch {
+    /// What the last [`compute_into`] (or [`sum_identical_definitions_into`]) left.
+    pub fn result(&self) -> &[(TqId, f64)] {
+        &self.out
+    }
+}
+
 /// Compute the priority of every TQ.
 ///
 /// `job_sharing(g)` tells whether group `g` has JOB_SHARING; `shares` gives each group's
@@ -146,35 +169,63 @@ pub fn compute<'a>(
     shares: &EntityShares,
     weighting: UserPriorityWeighting,
 ) -> Vec<(TqId, f64)> {
-    let owners = owners_per_group(tqs.clone());
+    compute_into(tqs, job_sharing, shares, weighting, &mut Scratch::default()).to_vec()
+}
+
+/// [`compute`] into reused buffers; the result lives in `scratch` until its next use.
+///
+/// Each entity's Σ w adds its TQs' weights in TQ-id order from 0, as [`compute`] always did,
+/// so the priorities are the same to the last bit.
+pub fn compute_into<'a, 's>(
+    tqs: impl Iterator<Item = &'a TaskQueue> + Clone,
+    job_sharing: impl Fn(u32) -> bool,
+    shares: &EntityShares,
+    weighting: UserPriorityWeighting,
+    scratch: &'s mut Scratch,
+) -> &'s [(TqId, f64)] {
+    let Scratch { owners, totals, out, .. } = scratch;
+    owners.clear();
+    owners.extend(tqs.clone().map(|tq| (tq.def.group, tq.def.owner)));
+    owners.sort_unstable();
+    owners.dedup();
+    let users = |g: u32| {
+        let from = owners.partition_point(|&(x, _)| x < g);
+        let to = owners.partition_point(|&(x, _)| x <= g);
+        (to - from).max(1)
+    };
     let tqs = tqs.filter(|t| t.n_jobs > 0);
     let weight = |tq: &TaskQueue| match weighting {
         UserPriorityWeighting::Sum => tq.sum_real_priority,
         UserPriorityWeighting::Average => tq.sum_real_priority / f64::from(tq.n_jobs.max(1)),
     };
+    let entity = |tq: &TaskQueue| entity_of(tq.def.group, tq.def.owner, job_sharing(tq.def.group));
     // Σ w per entity.
-    let mut totals: BTreeMap<Entity, f64> = BTreeMap::new();
+    totals.clear();
     for tq in tqs.clone() {
-        let e = entity_of(tq.def.group, tq.def.owner, job_sharing(tq.def.group));
-        *totals.entry(e).or_default() += weight(tq);
+        let e = entity(tq);
+        let i = totals.binary_search_by(|(x, _)| x.cmp(&e)).unwrap_or_else(|i| {
+            totals.insert(i, (e, 0.0));
+            i
+        });
+        totals[i].1 += weight(tq);
     }
-    tqs.map(|tq| {
+    out.clear();
+    out.extend(tqs.map(|tq| {
         let g = tq.def.group;
         let group_share = shares.group.get(&g).copied().unwrap_or(DEFAULT_GROUP_SHARE);
-        let e = entity_of(g, tq.def.owner, job_sharing(g));
+        let e = entity(tq);
         let entity_share = match e {
             Entity::Group(_) => group_share,
             Entity::User { group, owner } => {
-                let users = owners.get(&group).map_or(1, Vec::len) as f64;
                 let factor = shares.user_factor.get(&(group, owner)).copied().unwrap_or(1.0);
-                group_share / users * factor
+                group_share / users(group) as f64 * factor
             }
         };
-        let total = totals[&e];
+        let total = totals[totals.binary_search_by(|(x, _)| x.cmp(&e)).expect("summed above")].1;
         let p = if total > 0.0 { entity_share * weight(tq) / total } else { 0.0 };
         (tq.id, p.max(TQ_MIN_SHARE))
-    })
-    .collect()
+    }));
+    out
 }
 
 /// DIRAC 9's grouping (`calculate_priority`, since 2012-11, reference §2.1): TQs whose
@@ -183,15 +234,57 @@ pub fn compute<'a>(
 /// definition, so only TQs of one entity are grouped. `priorities` is what [`compute`]
 /// returned; the result is in the same order.
 pub fn sum_identical_definitions(tqs: &TaskQueueDb, priorities: &[(TqId, f64)]) -> Vec<(TqId, f64)> {
-    let key = |id: TqId| {
-        let def = &tqs.get(id).expect("a computed TQ exists").def;
-        TqDefinition { sites: Vec::new(), banned_sites: Vec::new(), ..def.clone() }
-    };
-    let mut sums: BTreeMap<TqDefinition, f64> = BTreeMap::new();
-    for &(id, p) in priorities {
-        *sums.entry(key(id)).or_default() += p;
+    let mut scratch = Scratch { out: priorities.to_vec(), ..Scratch::default() };
+    sum_identical_definitions_into(tqs, &mut scratch).to_vec()
+}
+
+/// [`sum_identical_definitions`] of the priorities [`compute_into`] left in `scratch`, in
+/// place. Each sum adds the group's priorities in TQ-id order from 0, as the map of
+/// definitions did, so the sums are the same to the last bit.
+pub fn sum_identical_definitions_into<'s>(tqs: &TaskQueueDb, scratch: &'s mut Scratch) -> &'s [(TqId, f64)] {
+    let Scratch { out, order, .. } = scratch;
+    let defs: Vec<&TqDefinition> = out.iter().map(|&(id, _)| &tqs.get(id).expect("a computed TQ exists").def).collect();
+    order.clear();
+    order.extend(0..out.len());
+    // Stable: inside a run of identical definitions the indices stay in TQ-id order.
+    order.sort_by(|&a, &b| cmp_ignoring_sites(defs[a], defs[b]));
+    for run in order.chunk_by(|&a, &b| cmp_ignoring_sites(defs[a], defs[b]).is_eq()) {
+        let sum = run.iter().fold(0.0, |s, &i| s + out[i].1);
+        for &i in run {
+            out[i].1 = sum;
+        }
     }
-    priorities.iter().map(|&(id, _)| (id, sums[&key(id)])).collect()
+    out
+}
+
+/// Orders definitions by every field except Sites and BannedSites (`priorityIgnoredFields`).
+fn cmp_ignoring_sites(a: &TqDefinition, b: &TqDefinition) -> std::cmp::Ordering {
+    // Destructured, so that a new field of the definition cannot be forgotten here.
+    fn key(d: &TqDefinition) -> impl Ord + '_ {
+        let TqDefinition {
+            owner,
+            group,
+            setup,
+            cpu_time,
+            sites: _,
+            banned_sites: _,
+            platforms,
+            grid_ces,
+            pilot_types,
+            submit_pools,
+            tags,
+            force_generic,
+            job_types,
+        } = d;
+        (
+            owner,
+            group,
+            setup,
+            cpu_time,
+            (platforms, grid_ces, pilot_types, submit_pools, tags, force_generic, job_types),
+        )
+    }
+    key(a).cmp(&key(b))
 }
 
 #[cfg(test)]
@@ -284,5 +377,90 @@ mod tests {
         db.insert_job(&def(0, 1, 500), 1, 0);
         let p = prio(&db, &[0], &shares(&[(0, 0.0)]), UserPriorityWeighting::Sum);
         assert_eq!(p, vec![TQ_MIN_SHARE]);
+    }
+
+    /// The implementation before issue 13 (maps built afresh, definitions cloned as keys): the
+    /// oracle the reused-buffer path must equal to the last bit.
+    fn oracle(
+        db: &TaskQueueDb,
+        js: impl Fn(u32) -> bool,
+        s: &EntityShares,
+        w: UserPriorityWeighting,
+    ) -> Vec<(TqId, f64)> {
+        let owners = owners_per_group(db.iter());
+        let weight = |tq: &TaskQueue| match w {
+            UserPriorityWeighting::Sum => tq.sum_real_priority,
+            UserPriorityWeighting::Average => tq.sum_real_priority / f64::from(tq.n_jobs.max(1)),
+        };
+        let mut totals: BTreeMap<Entity, f64> = BTreeMap::new();
+        for tq in db.iter().filter(|t| t.n_jobs > 0) {
+            *totals.entry(entity_of(tq.def.group, tq.def.owner, js(tq.def.group))).or_default() += weight(tq);
+        }
+        let plain: Vec<(TqId, f64)> = db
+            .iter()
+            .filter(|t| t.n_jobs > 0)
+            .map(|tq| {
+                let g = tq.def.group;
+                let gs = s.group.get(&g).copied().unwrap_or(DEFAULT_GROUP_SHARE);
+                let e = entity_of(g, tq.def.owner, js(g));
+                let es = match e {
+                    Entity::Group(_) => gs,
+                    Entity::User { group, owner } => {
+                        gs / owners[&group].len() as f64 * s.user_factor.get(&(group, owner)).copied().unwrap_or(1.0)
+                    }
+                };
+                (tq.id, (es * weight(tq) / totals[&e]).max(TQ_MIN_SHARE))
+            })
+            .collect();
+        let key =
+            |id: TqId| TqDefinition { sites: Vec::new(), banned_sites: Vec::new(), ..db.get(id).unwrap().def.clone() };
+        let mut sums: BTreeMap<TqDefinition, f64> = BTreeMap::new();
+        for &(id, p) in &plain {
+            *sums.entry(key(id)).or_default() += p;
+        }
+        plain.iter().map(|&(id, _)| (id, sums[&key(id)])).collect()
+    }
+
+    #[test]
+    fn reused_buffers_give_the_oracles_bits_on_random_databases() {
+        // 200 random TQDBs (3 groups, 6 owners, 3 CPU times, 3 site lists, UserPriorities
+        // 0..=10, some TQs emptied but kept as DIRAC 9 does), one scratch for all of them.
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let mut scratch = Scratch::default();
+        for round in 0..200 {
+            let mut db = TaskQueueDb::with_rules(if round % 2 == 0 { 0 } else { 3 }, true);
+            let mut jobs = Vec::new();
+            for j in 0..next(40) as u32 + 1 {
+                let d = TqDefinition {
+                    group: next(3) as u32,
+                    owner: next(6) as u32,
+                    cpu_time: [500, 5000, 50_000][next(3) as usize],
+                    sites: [vec![], vec![1], vec![2, 3]][next(3) as usize].clone(),
+                    ..Default::default()
+                };
+                let up = next(11) as u8;
+                let id = db.insert_job(&d, j, up).id();
+                jobs.push((id, j, up));
+            }
+            for &(id, j, up) in jobs.iter().filter(|_| next(4) == 0) {
+                db.remove_job(id, j, up);
+            }
+            let mut s = shares(&[(0, 3000.0), (1, 500.0 + round as f64)]);
+            s.user_factor.insert((1, 2), 0.37);
+            let js = |g: u32| g == 0;
+            for w in [UserPriorityWeighting::Sum, UserPriorityWeighting::Average] {
+                let want = oracle(&db, js, &s, w);
+                compute_into(db.iter(), js, &s, w, &mut scratch);
+                let got = sum_identical_definitions_into(&db, &mut scratch);
+                let bits = |v: &[(TqId, f64)]| v.iter().map(|&(id, p)| (id, p.to_bits())).collect::<Vec<_>>();
+                assert_eq!(bits(got), bits(&want), "round {round}, {w:?}");
+            }
+        }
     }
 }

@@ -301,6 +301,16 @@ impl TaskQueueDb {
         self.tqs.get_mut(&id)
     }
 
+    /// Write priorities given as (TQ id, priority) in id order, as `dirac::priority` computes
+    /// them: one walk of the TQs, no lookup per TQ.
+    pub fn set_priorities(&mut self, priorities: &[(TqId, f64)]) {
+        let mut tqs = self.tqs.values_mut();
+        for &(id, p) in priorities {
+            let tq = tqs.find(|t| t.id == id).expect("priorities are of existing TQs, in id order");
+            tq.priority = p;
+        }
+    }
+
     /// All TQs in id order.
     pub fn iter(&self) -> impl Iterator<Item = &TaskQueue> + Clone {
         self.tqs.values()

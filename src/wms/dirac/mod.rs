@@ -72,6 +72,8 @@ pub struct DiracWms {
     /// CEs a pilot factory feeds for DIRAC (`factory[]` without `queue`, seed 003), by CE id:
     /// the director submits no pilots there.
     factory_ce: Vec<bool>,
+    /// Buffers of the priority recomputation, reused.
+    priority_scratch: priority::Scratch,
 }
 
 /// Per CE id, whether a pilot factory feeds it for `queue` (a PanDA queue, or DIRAC for `None`).
@@ -108,6 +110,7 @@ impl DiracWms {
             matcher_rng: rngs.stream("dirac/matcher"),
             middleware_rng: rngs.stream("grid/wms"),
             factory_ce: factory_fed(scenario, None),
+            priority_scratch: priority::Scratch::default(),
         };
         (wms, entities)
     }
@@ -154,17 +157,24 @@ impl DiracWms {
 
     fn recompute_priorities(&mut self, ctx: &dyn Ctx) {
         let sc = &self.cfg.share_corrections;
-        let variant = self.rules.corrector_variant;
-        let shares = shares::entity_shares(&self.tqs, &self.st, sc, variant, &self.keys, ctx.accounting());
+        let corrected;
+        let shares = if sc.enabled {
+            let variant = self.rules.corrector_variant;
+            corrected = shares::entity_shares(&self.tqs, &self.st, sc, variant, &self.keys, ctx.accounting());
+            &corrected
+        } else {
+            &self.st.shares
+        };
         let st = &self.st;
         let weighting = self.rules.user_priority_weighting;
-        let mut new = priority::compute(self.tqs.iter(), |g| st.is_job_sharing(g), &shares, weighting);
-        if self.rules.sum_identical_definitions {
-            new = priority::sum_identical_definitions(&self.tqs, &new);
-        }
-        for (id, p) in new {
-            self.tqs.get_mut(id).expect("listed").priority = p;
-        }
+        let scratch = &mut self.priority_scratch;
+        priority::compute_into(self.tqs.iter(), |g| st.is_job_sharing(g), shares, weighting, scratch);
+        let new = if self.rules.sum_identical_definitions {
+            priority::sum_identical_definitions_into(&self.tqs, scratch)
+        } else {
+            scratch.result()
+        };
+        self.tqs.set_priorities(new);
     }
 
     // ---- the TaskqueueDirector ------------------------------------------------------------

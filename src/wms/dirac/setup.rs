@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::dirac::matcher::{PilotIdentity, Resource};
+use crate::dirac::priority::EntityShares;
 use crate::dirac::taskqueue::{TqDefinition, canonical};
 use crate::ids::CeId;
 use crate::scenario::Scenario;
@@ -51,8 +52,9 @@ pub struct Static {
     pub ce_tags: Vec<Vec<u32>>,
     /// Group id (interned) → JOB_SHARING.
     pub job_sharing: BTreeMap<u32, bool>,
-    /// Group id → JobShare.
-    pub group_share: BTreeMap<u32, f64>,
+    /// Group id → JobShare, and no in-group factors: the shares the priorities use when share
+    /// corrections are off, built once so that a recomputation allocates nothing.
+    pub shares: EntityShares,
     /// TQ definition of each stream.
     pub stream_def: Vec<TqDefinition>,
     /// JDL `Priority` (UserPriority) of each stream's jobs.
@@ -143,7 +145,7 @@ impl Static {
             ce_platform_id,
             ce_tags,
             job_sharing,
-            group_share,
+            shares: EntityShares { group: group_share, user_factor: BTreeMap::new() },
             stream_def,
             stream_user_priority: s.workload.iter().map(|w| w.user_priority).collect(),
             pool_ces,

@@ -66,7 +66,7 @@ pub fn entity_shares(
     keys: &ShareKeys,
     accounting: &Accounting,
 ) -> EntityShares {
-    let mut shares = EntityShares { group: st.group_share.clone(), user_factor: BTreeMap::new() };
+    let mut shares = st.shares.clone();
     if !sc.enabled {
         return shares;
     }
@@ -97,7 +97,7 @@ pub fn entity_shares(
         match group {
             None => {
                 let expected: BTreeMap<u32, f64> =
-                    owners.keys().map(|g| (keys.group_rank[g], st.group_share[g])).collect();
+                    owners.keys().map(|g| (keys.group_rank[g], st.shares.group[g])).collect();
                 let corrected = corrector::correct_shares(inst, variant, &expected, &slices);
                 for g in owners.keys() {
                     shares.group.insert(*g, corrected[&keys.group_rank[g]]);
