@@ -157,7 +157,7 @@ pub fn select_job<R: Rng + ?Sized>(tq: &TaskQueue, jobs_per_level: u32, rng: &mu
     }
     let jobs = &tq.levels[&best?.0];
     let n = jobs.len().min(jobs_per_level.max(1) as usize);
-    jobs.iter().nth(dist::index(rng, n)).copied()
+    jobs.get(dist::index(rng, n))
 }
 
 /// A successful match.

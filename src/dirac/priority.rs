@@ -110,18 +110,6 @@ pub struct EntityShares {
     pub user_factor: BTreeMap<(u32, u32), f64>,
 }
 
-/// The share entity a TQ belongs to: a JOB_SHARING group, or a (group, owner) pair.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Entity {
-    Group(u32),
-    User { group: u32, owner: u32 },
-}
-
-/// The entity of a TQ owned by `owner` in `group`.
-pub fn entity_of(group: u32, owner: u32, job_sharing: bool) -> Entity {
-    if job_sharing { Entity::Group(group) } else { Entity::User { group, owner } }
-}
-
 /// Users with task queues per non-JOB_SHARING group: `U_g` of seed 002.
 pub fn owners_per_group<'a>(tqs: impl Iterator<Item = &'a TaskQueue>) -> BTreeMap<u32, Vec<u32>> {
     let mut out: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
@@ -142,12 +130,21 @@ pub fn owners_per_group<'a>(tqs: impl Iterator<Item = &'a TaskQueue>) -> BTreeMa
 pub struct Scratch {
     /// (group, owner) of every TQ, sorted and deduplicated: `U_g` is the length of a group's run.
     owners: Vec<(u32, u32)>,
-    /// Σ w per entity, sorted by entity.
-    totals: Vec<(Entity, f64)>,
+    /// The index in `entities` of each owner's entity, parallel to `owners`.
+    slots: Vec<usize>,
+    /// Each share entity: its share and its Σ w.
+    entities: Vec<EntitySlot>,
     /// The result: (TQ id, priority) in TQ-id order.
     out: Vec<(TqId, f64)>,
     /// Indices into `out`, ordered by definition ignoring Sites and BannedSites.
     order: Vec<usize>,
+}
+
+/// One share entity during a computation: `S_entity` and `Σ_entity w`.
+#[derive(Debug, Clone, Copy)]
+struct EntitySlot {
+    share: f64,
+    total: f64,
 }
 
 impl Scratch {
@@ -183,46 +180,43 @@ pub fn compute_into<'a, 's>(
     weighting: UserPriorityWeighting,
     scratch: &'s mut Scratch,
 ) -> &'s [(TqId, f64)] {
-    let Scratch { owners, totals, out, .. } = scratch;
+    let Scratch { owners, slots, entities, out, .. } = scratch;
     owners.clear();
     owners.extend(tqs.clone().map(|tq| (tq.def.group, tq.def.owner)));
     owners.sort_unstable();
     owners.dedup();
-    let users = |g: u32| {
-        let from = owners.partition_point(|&(x, _)| x < g);
-        let to = owners.partition_point(|&(x, _)| x <= g);
-        (to - from).max(1)
-    };
+    // Each group's run of owners is its U_g; each owner gets the slot of its entity: the
+    // group's one slot under JOB_SHARING, a slot of its own otherwise.
+    slots.clear();
+    entities.clear();
+    for run in owners.chunk_by(|a, b| a.0 == b.0) {
+        let g = run[0].0;
+        let group_share = shares.group.get(&g).copied().unwrap_or(DEFAULT_GROUP_SHARE);
+        if job_sharing(g) {
+            slots.extend(std::iter::repeat_n(entities.len(), run.len()));
+            entities.push(EntitySlot { share: group_share, total: 0.0 });
+        } else {
+            for &(_, owner) in run {
+                let factor = shares.user_factor.get(&(g, owner)).copied().unwrap_or(1.0);
+                slots.push(entities.len());
+                entities.push(EntitySlot { share: group_share / run.len() as f64 * factor, total: 0.0 });
+            }
+        }
+    }
+    let slot = |tq: &TaskQueue| slots[owners.binary_search(&(tq.def.group, tq.def.owner)).expect("listed above")];
     let tqs = tqs.filter(|t| t.n_jobs > 0);
     let weight = |tq: &TaskQueue| match weighting {
         UserPriorityWeighting::Sum => tq.sum_real_priority,
         UserPriorityWeighting::Average => tq.sum_real_priority / f64::from(tq.n_jobs.max(1)),
     };
-    let entity = |tq: &TaskQueue| entity_of(tq.def.group, tq.def.owner, job_sharing(tq.def.group));
-    // Σ w per entity.
-    totals.clear();
+    // Σ w per entity, in TQ-id order.
     for tq in tqs.clone() {
-        let e = entity(tq);
-        let i = totals.binary_search_by(|(x, _)| x.cmp(&e)).unwrap_or_else(|i| {
-            totals.insert(i, (e, 0.0));
-            i
-        });
-        totals[i].1 += weight(tq);
+        entities[slot(tq)].total += weight(tq);
     }
     out.clear();
     out.extend(tqs.map(|tq| {
-        let g = tq.def.group;
-        let group_share = shares.group.get(&g).copied().unwrap_or(DEFAULT_GROUP_SHARE);
-        let e = entity(tq);
-        let entity_share = match e {
-            Entity::Group(_) => group_share,
-            Entity::User { group, owner } => {
-                let factor = shares.user_factor.get(&(group, owner)).copied().unwrap_or(1.0);
-                group_share / users(group) as f64 * factor
-            }
-        };
-        let total = totals[totals.binary_search_by(|(x, _)| x.cmp(&e)).expect("summed above")].1;
-        let p = if total > 0.0 { entity_share * weight(tq) / total } else { 0.0 };
+        let EntitySlot { share, total } = entities[slot(tq)];
+        let p = if total > 0.0 { share * weight(tq) / total } else { 0.0 };
         (tq.id, p.max(TQ_MIN_SHARE))
     }));
     out
@@ -290,6 +284,18 @@ fn cmp_ignoring_sites(a: &TqDefinition, b: &TqDefinition) -> std::cmp::Ordering 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The share entity a TQ belongs to: a JOB_SHARING group, or a (group, owner) pair.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+    enum Entity {
+        Group(u32),
+        User { group: u32, owner: u32 },
+    }
+
+    /// The entity of a TQ owned by `owner` in `group`.
+    fn entity_of(group: u32, owner: u32, job_sharing: bool) -> Entity {
+        if job_sharing { Entity::Group(group) } else { Entity::User { group, owner } }
+    }
 
     fn def(group: u32, owner: u32, cpu: u64) -> TqDefinition {
         TqDefinition { owner, group, cpu_time: cpu, ..Default::default() }

@@ -6,7 +6,7 @@
 //! pools and tags. Strings are interned by the caller into `u32` ids; multi-valued fields are
 //! kept sorted and deduplicated, so the definition compares as a set (as the real SQL does).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
@@ -141,13 +141,64 @@ pub struct TaskQueue {
     /// Current priority (written by `dirac::priority`); a new TQ starts at 1 (reference §1.1).
     pub priority: f64,
     /// Waiting jobs by UserPriority level, each level ordered by job id.
-    pub levels: BTreeMap<u8, BTreeSet<JobId>>,
+    pub levels: BTreeMap<u8, LevelJobs>,
     /// Number of waiting jobs.
     pub n_jobs: u32,
     /// Sum of the UserPriorities of the waiting jobs.
     pub sum_user_priority: u64,
     /// Sum of the RealPriorities (`__hackJobPriority`) of the waiting jobs.
     pub sum_real_priority: f64,
+}
+
+/// The waiting jobs of one UserPriority level, in job-id order.
+///
+/// Jobs come in id order (at the back) and the Matcher takes one of the first
+/// `jobs_per_level` (reference §1.4), so a sorted deque makes both ends cheap: a removal
+/// shifts at most that many ids, where the `BTreeSet` it replaces walked and rebalanced nodes
+/// on every match (issue 13). It also holds 4 bytes per job.
+#[derive(Debug, Clone, Default)]
+pub struct LevelJobs(VecDeque<JobId>);
+
+impl LevelJobs {
+    /// Add a job in id order; false if it was already there.
+    pub fn insert(&mut self, job: JobId) -> bool {
+        match self.0.binary_search(&job) {
+            Ok(_) => false,
+            Err(i) => {
+                self.0.insert(i, job);
+                true
+            }
+        }
+    }
+
+    /// Remove a job; false if it was not there.
+    pub fn remove(&mut self, job: JobId) -> bool {
+        match self.0.binary_search(&job) {
+            Ok(i) => {
+                self.0.remove(i);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// The `i`-th job in id order.
+    pub fn get(&self, i: usize) -> Option<JobId> {
+        self.0.get(i).copied()
+    }
+
+    /// The jobs in id order.
+    pub fn iter(&self) -> impl Iterator<Item = JobId> + '_ {
+        self.0.iter().copied()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 /// `__hackJobPriority` (reference §1.4): the weight of a UserPriority in `RAND()/RealPriority`
@@ -257,7 +308,7 @@ impl TaskQueueDb {
     pub fn remove_job(&mut self, id: TqId, job: JobId, user_priority: u8) -> Option<TqChange> {
         let tq = self.tqs.get_mut(&id)?;
         let level = tq.levels.get_mut(&user_priority)?;
-        if !level.remove(&job) {
+        if !level.remove(job) {
             return None;
         }
         if level.is_empty() {
@@ -399,6 +450,20 @@ mod tests {
         assert_eq!(db.remove_job(1, 1, 3), Some(TqChange::Deleted(1)));
         assert!(db.is_empty());
         assert_eq!(db.insert_job(&def(1, 500, vec![]), 3, 1), TqChange::Created(2));
+    }
+
+    #[test]
+    fn a_level_keeps_its_jobs_in_id_order_whatever_the_insertion_order() {
+        let mut level = LevelJobs::default();
+        for job in [5, 9, 2, 7, 9] {
+            level.insert(job);
+        }
+        assert_eq!(level.iter().collect::<Vec<_>>(), [2, 5, 7, 9], "sorted, the second 9 ignored");
+        assert!(level.remove(5));
+        assert!(!level.remove(5), "already removed");
+        assert!(!level.remove(3), "never there");
+        assert_eq!((level.get(0), level.get(2), level.get(3)), (Some(2), Some(9), None));
+        assert_eq!(level.len(), 3);
     }
 
     #[test]
