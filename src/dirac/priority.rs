@@ -237,7 +237,8 @@ pub fn sum_identical_definitions(tqs: &TaskQueueDb, priorities: &[(TqId, f64)]) 
 /// definitions did, so the sums are the same to the last bit.
 pub fn sum_identical_definitions_into<'s>(tqs: &TaskQueueDb, scratch: &'s mut Scratch) -> &'s [(TqId, f64)] {
     let Scratch { out, order, .. } = scratch;
-    let defs: Vec<&TqDefinition> = out.iter().map(|&(id, _)| &tqs.get(id).expect("a computed TQ exists").def).collect();
+    let defs: Vec<&TqDefinition> =
+        out.iter().map(|&(id, _)| &*tqs.get(id).expect("a computed TQ exists").def).collect();
     order.clear();
     order.extend(0..out.len());
     // Stable: inside a run of identical definitions the indices stay in TQ-id order.
@@ -418,8 +419,11 @@ mod tests {
                 (tq.id, (es * weight(tq) / totals[&e]).max(TQ_MIN_SHARE))
             })
             .collect();
-        let key =
-            |id: TqId| TqDefinition { sites: Vec::new(), banned_sites: Vec::new(), ..db.get(id).unwrap().def.clone() };
+        let key = |id: TqId| TqDefinition {
+            sites: Vec::new(),
+            banned_sites: Vec::new(),
+            ..(*db.get(id).unwrap().def).clone()
+        };
         let mut sums: BTreeMap<TqDefinition, f64> = BTreeMap::new();
         for &(id, p) in &plain {
             *sums.entry(key(id)).or_default() += p;

@@ -7,6 +7,7 @@
 //! kept sorted and deduplicated, so the definition compares as a set (as the real SQL does).
 
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -137,7 +138,8 @@ pub fn canonical(mut v: Vec<u32>) -> Vec<u32> {
 #[derive(Debug, Clone)]
 pub struct TaskQueue {
     pub id: TqId,
-    pub def: TqDefinition,
+    /// Shared with the index by definition: a new TQ of a known definition copies nothing.
+    pub def: Arc<TqDefinition>,
     /// Current priority (written by `dirac::priority`); a new TQ starts at 1 (reference §1.1).
     pub priority: f64,
     /// Waiting jobs by UserPriority level, each level ordered by job id.
@@ -249,9 +251,14 @@ impl TqChange {
 /// (reference §1.1, §1.4).
 #[derive(Debug, Clone, Default)]
 pub struct TaskQueueDb {
-    tqs: BTreeMap<TqId, TaskQueue>,
-    /// The TQs of each definition that have jobs, in id order.
-    by_def: BTreeMap<TqDefinition, Vec<TqId>>,
+    /// The TQs in id order. Ids only grow, so a new TQ goes at the end; a TQ is small (its
+    /// definition is shared), so a deletion shifts little, and the walks of every
+    /// recomputation and match are over contiguous memory (issue 13).
+    tqs: Vec<TaskQueue>,
+    /// The TQs of each definition that have jobs, in id order. A definition stays when its
+    /// last TQ goes (there are few definitions, and they come back: each job of a stream has
+    /// its stream's definition).
+    by_def: BTreeMap<Arc<TqDefinition>, Vec<TqId>>,
     next_id: TqId,
     /// 0: no limit.
     max_jobs_in_tq: u32,
@@ -274,28 +281,33 @@ impl TaskQueueDb {
     /// (`__findSmallestTaskQueue`), or into a new one when there is none or it is full (the
     /// definition is copied only then).
     pub fn insert_job(&mut self, def: &TqDefinition, job: JobId, user_priority: u8) -> TqChange {
-        let smallest = self.by_def.get(def).and_then(|ids| ids.iter().copied().min_by_key(|id| self.tqs[id].n_jobs));
-        let room = |id: TqId| self.max_jobs_in_tq == 0 || self.tqs[&id].n_jobs < self.max_jobs_in_tq;
+        let n_jobs = |id: TqId| self.get(id).expect("indexed").n_jobs;
+        let smallest = self.by_def.get(def).and_then(|ids| ids.iter().copied().min_by_key(|&id| n_jobs(id)));
+        let room = |id: TqId| self.max_jobs_in_tq == 0 || n_jobs(id) < self.max_jobs_in_tq;
         let (id, created) = match smallest.filter(|&id| room(id)) {
             Some(id) => (id, false),
             None => {
                 let id = self.next_id;
                 self.next_id += 1;
-                self.by_def.entry(def.clone()).or_default().push(id);
+                let shared = match self.by_def.get_key_value(def) {
+                    Some((shared, _)) => Arc::clone(shared),
+                    None => Arc::new(def.clone()),
+                };
+                self.by_def.entry(Arc::clone(&shared)).or_default().push(id);
                 let tq = TaskQueue {
                     id,
-                    def: def.clone(),
+                    def: shared,
                     priority: 1.0,
                     levels: BTreeMap::new(),
                     n_jobs: 0,
                     sum_user_priority: 0,
                     sum_real_priority: 0.0,
                 };
-                self.tqs.insert(id, tq);
+                self.tqs.push(tq);
                 (id, true)
             }
         };
-        let tq = self.tqs.get_mut(&id).expect("just found or inserted");
+        let tq = self.get_mut(id).expect("just found or inserted");
         tq.levels.entry(user_priority).or_default().insert(job);
         tq.n_jobs += 1;
         tq.sum_user_priority += u64::from(user_priority);
@@ -306,7 +318,8 @@ impl TaskQueueDb {
     /// Remove a job (matched, or killed) from its TQ; an emptied TQ is deleted at once.
     /// Returns `None` if the job was not in that TQ.
     pub fn remove_job(&mut self, id: TqId, job: JobId, user_priority: u8) -> Option<TqChange> {
-        let tq = self.tqs.get_mut(&id)?;
+        let at = self.position(id)?;
+        let tq = &mut self.tqs[at];
         let level = tq.levels.get_mut(&user_priority)?;
         if !level.remove(job) {
             return None;
@@ -321,41 +334,44 @@ impl TaskQueueDb {
             return Some(TqChange::Remains(id));
         }
         // An emptied TQ is never reused: it leaves the index at once.
-        let ids = self.by_def.get_mut(&tq.def).expect("indexed");
-        ids.retain(|&x| x != id);
-        if ids.is_empty() {
-            self.by_def.remove(&tq.def);
-        }
+        self.by_def.get_mut(&tq.def).expect("indexed").retain(|&x| x != id);
         if self.keep_empty {
             return Some(TqChange::Emptied(id));
         }
-        self.tqs.remove(&id);
+        self.tqs.remove(at);
         Some(TqChange::Deleted(id))
     }
 
     /// Delete a TQ if it is empty (DIRAC 9's delayed cleanup); true if it was deleted.
     pub fn delete_empty(&mut self, id: TqId) -> bool {
-        let empty = self.tqs.get(&id).is_some_and(|t| t.n_jobs == 0);
-        if empty {
-            self.tqs.remove(&id);
+        match self.position(id) {
+            Some(at) if self.tqs[at].n_jobs == 0 => {
+                self.tqs.remove(at);
+                true
+            }
+            _ => false,
         }
-        empty
+    }
+
+    /// Where the TQ with this id is in `tqs`.
+    fn position(&self, id: TqId) -> Option<usize> {
+        self.tqs.binary_search_by_key(&id, |t| t.id).ok()
     }
 
     /// The TQ with this id, if it exists.
     pub fn get(&self, id: TqId) -> Option<&TaskQueue> {
-        self.tqs.get(&id)
+        self.position(id).map(|at| &self.tqs[at])
     }
 
     /// Mutable access (for writing priorities).
     pub fn get_mut(&mut self, id: TqId) -> Option<&mut TaskQueue> {
-        self.tqs.get_mut(&id)
+        self.position(id).map(|at| &mut self.tqs[at])
     }
 
     /// Write priorities given as (TQ id, priority) in id order, as `dirac::priority` computes
     /// them: one walk of the TQs, no lookup per TQ.
     pub fn set_priorities(&mut self, priorities: &[(TqId, f64)]) {
-        let mut tqs = self.tqs.values_mut();
+        let mut tqs = self.tqs.iter_mut();
         for &(id, p) in priorities {
             let tq = tqs.find(|t| t.id == id).expect("priorities are of existing TQs, in id order");
             tq.priority = p;
@@ -364,7 +380,7 @@ impl TaskQueueDb {
 
     /// All TQs in id order.
     pub fn iter(&self) -> impl Iterator<Item = &TaskQueue> + Clone {
-        self.tqs.values()
+        self.tqs.iter()
     }
 
     /// Number of TQs.
@@ -379,7 +395,7 @@ impl TaskQueueDb {
 
     /// Total waiting jobs over all TQs.
     pub fn waiting_jobs(&self) -> u64 {
-        self.tqs.values().map(|t| u64::from(t.n_jobs)).sum()
+        self.tqs.iter().map(|t| u64::from(t.n_jobs)).sum()
     }
 }
 
