@@ -124,8 +124,9 @@ pub fn owners_per_group<'a>(tqs: impl Iterator<Item = &'a TaskQueue>) -> BTreeMa
 
 /// Buffers reused by [`compute_into`] and [`sum_identical_definitions_into`]: DIRAC
 /// recomputes the priorities after every TQ creation and deletion, so in a large grid (where
-/// most jobs create a TQ and empty it) this runs about twice per job and must not allocate
-/// (issue 13; it was 40 % of the instructions of a 10⁵-job week).
+/// most jobs create a TQ and empty it) this runs about twice per job and should not allocate
+/// (issue 13; it was 40 % of the instructions of a 10⁵-job week). Only DIRAC 9's grouping
+/// still allocates, one vector of references per call.
 #[derive(Debug, Clone, Default)]
 pub struct Scratch {
     /// (group, owner) of every TQ, sorted and deduplicated: `U_g` is the length of a group's run.
