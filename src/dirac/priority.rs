@@ -286,6 +286,7 @@ fn cmp_ignoring_sites(a: &TqDefinition, b: &TqDefinition) -> std::cmp::Ordering 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dirac::taskqueue::{JobId, TqChange};
 
     /// The share entity a TQ belongs to: a JOB_SHARING group, or a (group, owner) pair.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -471,6 +472,64 @@ mod tests {
                 let got = sum_identical_definitions_into(&db, &mut scratch);
                 let bits = |v: &[(TqId, f64)]| v.iter().map(|&(id, p)| (id, p.to_bits())).collect::<Vec<_>>();
                 assert_eq!(bits(got), bits(&want), "round {round}, {w:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn computing_only_the_changed_groups_leaves_the_same_bits_as_computing_all() {
+        // DiracWms computes, at each TQ creation and deletion, only the groups whose TQs
+        // changed since the last computation. After every step of a random history (jobs in,
+        // jobs out, DIRAC 9's delayed deletions), every TQ's priority must equal, bit for bit,
+        // what a computation of every group gives.
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let s = shares(&[(0, 3000.0), (1, 700.0), (2, 50.0)]);
+        let js = |g: u32| g == 0;
+        for (weighting, keep_empty) in [(UserPriorityWeighting::Sum, false), (UserPriorityWeighting::Average, true)] {
+            let mut db = TaskQueueDb::with_rules(if keep_empty { 4 } else { 0 }, keep_empty);
+            let mut scratch = Scratch::default();
+            let mut waiting: Vec<(TqId, JobId, u8)> = Vec::new();
+            for job in 0..3000 {
+                let change = if waiting.is_empty() || next(2) == 0 {
+                    let d = TqDefinition {
+                        group: next(3) as u32,
+                        owner: next(5) as u32,
+                        cpu_time: [500, 5000][next(2) as usize],
+                        sites: [vec![], vec![7]][next(2) as usize].clone(),
+                        ..Default::default()
+                    };
+                    let up = next(11) as u8;
+                    let c = db.insert_job(&d, job, up);
+                    waiting.push((c.id(), job, up));
+                    c
+                } else {
+                    let (id, j, up) = waiting.swap_remove(next(waiting.len() as u64) as usize);
+                    db.remove_job(id, j, up).unwrap()
+                };
+                if keep_empty && next(3) == 0 {
+                    let empty: Vec<TqId> = db.iter().filter(|t| t.n_jobs == 0).map(|t| t.id).collect();
+                    if let Some(&id) = empty.first() {
+                        db.delete_empty(id);
+                    }
+                }
+                if matches!(change, TqChange::Created(_) | TqChange::Deleted(_)) || next(10) == 0 {
+                    let changed = db.changed_groups().to_vec();
+                    let tqs = db.iter().filter(|t| changed.binary_search(&t.def.group).is_ok());
+                    compute_into(tqs, js, &s, weighting, &mut scratch);
+                    let new = sum_identical_definitions_into(&db, &mut scratch).to_vec();
+                    db.set_priorities(&new);
+                    db.clear_changed_groups();
+                    let all = sum_identical_definitions(&db, &compute(db.iter(), js, &s, weighting));
+                    for (id, p) in all {
+                        assert_eq!(db.get(id).unwrap().priority.to_bits(), p.to_bits(), "job {job}, TQ {id}");
+                    }
+                }
             }
         }
     }

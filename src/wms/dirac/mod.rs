@@ -155,7 +155,21 @@ impl DiracWms {
         }
     }
 
+    /// A TQ was created or deleted: recompute the priorities. Only the groups whose TQs changed
+    /// since the last computation are computed again: every input of another group's priorities
+    /// (its TQs and their jobs, its users, its share) is what it was then, so the computation
+    /// would give it the same bits (issue 13). Shares corrected from the accounting change with
+    /// time, so with corrections on every group is computed.
     fn recompute_priorities(&mut self, ctx: &dyn Ctx) {
+        self.compute_priorities(ctx, self.cfg.share_corrections.enabled);
+    }
+
+    /// The TaskQueuesAgent's pass (`recalculateTQSharesForAll`): every group.
+    fn recompute_all_priorities(&mut self, ctx: &dyn Ctx) {
+        self.compute_priorities(ctx, true);
+    }
+
+    fn compute_priorities(&mut self, ctx: &dyn Ctx, all_groups: bool) {
         let sc = &self.cfg.share_corrections;
         let corrected;
         let shares = if sc.enabled {
@@ -168,13 +182,16 @@ impl DiracWms {
         let st = &self.st;
         let weighting = self.rules.user_priority_weighting;
         let scratch = &mut self.priority_scratch;
-        priority::compute_into(self.tqs.iter(), |g| st.is_job_sharing(g), shares, weighting, scratch);
+        let changed = self.tqs.changed_groups();
+        let tqs = self.tqs.iter().filter(|t| all_groups || changed.binary_search(&t.def.group).is_ok());
+        priority::compute_into(tqs, |g| st.is_job_sharing(g), shares, weighting, scratch);
         let new = if self.rules.sum_identical_definitions {
             priority::sum_identical_definitions_into(&self.tqs, scratch)
         } else {
             scratch.result()
         };
         self.tqs.set_priorities(new);
+        self.tqs.clear_changed_groups();
     }
 
     // ---- the TaskqueueDirector ------------------------------------------------------------
@@ -289,7 +306,7 @@ impl Wms for DiracWms {
                 Self::after(ctx, self.cfg.director.polling_time_s, DIRECTOR_CYCLE, 0);
             }
             PRIORITY_RECALCULATION => {
-                self.recompute_priorities(ctx);
+                self.recompute_all_priorities(ctx);
                 Self::after(ctx, self.cfg.priority.recalculation_period_s, PRIORITY_RECALCULATION, 0);
             }
             TQ_CLEANUP => {
