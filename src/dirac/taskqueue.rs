@@ -289,7 +289,7 @@ impl TaskQueueDb {
 
     /// Insert a waiting job into the TQ with its exact definition that has the fewest jobs
     /// (`__findSmallestTaskQueue`), or into a new one when there is none or it is full (the
-    /// definition is copied only then).
+    /// definition is copied only the first time it is seen).
     pub fn insert_job(&mut self, def: &TqDefinition, job: JobId, user_priority: u8) -> TqChange {
         let n_jobs = |id: TqId| self.get(id).expect("indexed").n_jobs;
         let smallest = self.by_def.get(def).and_then(|ids| ids.iter().copied().min_by_key(|&id| n_jobs(id)));
