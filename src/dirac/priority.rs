@@ -433,17 +433,21 @@ mod tests {
         plain.iter().map(|&(id, _)| (id, sums[&key(id)])).collect()
     }
 
-    #[test]
-    fn reused_buffers_give_the_oracles_bits_on_random_databases() {
-        // 200 random TQDBs (3 groups, 6 owners, 3 CPU times, 3 site lists, UserPriorities
-        // 0..=10, some TQs emptied but kept as DIRAC 9 does), one scratch for all of them.
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = |n: u64| {
+    /// A small deterministic generator for the random TQ databases: `next(n)` is in `0..n`.
+    fn below(mut state: u64) -> impl FnMut(u64) -> u64 {
+        move |n| {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
             state % n
-        };
+        }
+    }
+
+    #[test]
+    fn reused_buffers_give_the_oracles_bits_on_random_databases() {
+        // 200 random TQDBs (3 groups, 6 owners, 3 CPU times, 3 site lists, UserPriorities
+        // 0..=10, some TQs emptied but kept as DIRAC 9 does), one scratch for all of them.
+        let mut next = below(0x9e37_79b9_7f4a_7c15_u64);
         let mut scratch = Scratch::default();
         for round in 0..200 {
             let mut db = TaskQueueDb::with_rules(if round % 2 == 0 { 0 } else { 3 }, true);
@@ -482,13 +486,7 @@ mod tests {
         // changed since the last computation. After every step of a random history (jobs in,
         // jobs out, DIRAC 9's delayed deletions), every TQ's priority must equal, bit for bit,
         // what a computation of every group gives.
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
+        let mut next = below(0x2545_f491_4f6c_dd1d_u64);
         let s = shares(&[(0, 3000.0), (1, 700.0), (2, 50.0)]);
         let js = |g: u32| g == 0;
         for (weighting, keep_empty) in [(UserPriorityWeighting::Sum, false), (UserPriorityWeighting::Average, true)] {
