@@ -224,19 +224,28 @@ impl DiracWms {
             let mut candidates = self.list_match(ctx.grid(), tq, sub.pool);
             candidates.retain(|&c| !self.factory_ce.get(c as usize).copied().unwrap_or(false));
             let identity = self.identity_index(identity);
+            // A submission changes only the state of its CE, so only that CE is ranked again.
+            let rank_of = |grid: &Grid, c: CeId| ranking::rank(&grid.state[c as usize], grid.ce_slots[c as usize]);
+            let mut ranks: Vec<i64> = candidates.iter().map(|&c| rank_of(ctx.grid(), c)).collect();
             let mut submitted = 0;
             while submitted < sub.pilots {
-                let grid = ctx.grid();
-                let Some(ce) = ranking::choose(&candidates, &grid.state, &grid.ce_slots, &mut self.middleware_rng)
-                else {
-                    break;
-                };
+                let Some(i) = ranking::choose(&ranks, &mut self.middleware_rng) else { break };
+                let ce = candidates[i];
                 // A CE whose queue is full refuses the pilot: the middleware ranks the other
                 // candidates for the rest of this cycle.
                 let Ok(p) = ctx.submit_pilot(ce, PilotShape::default()) else {
-                    candidates.retain(|&c| c != ce);
+                    let mut j = 0;
+                    while j < candidates.len() {
+                        if candidates[j] == ce {
+                            candidates.remove(j);
+                            ranks.remove(j);
+                        } else {
+                            j += 1;
+                        }
+                    }
                     continue;
                 };
+                ranks[i] = rank_of(ctx.grid(), ce);
                 submitted += 1;
                 Self::after(ctx, self.cfg.pilot_status.pilot_stalled_days * 86_400.0, PILOT_STALLED, p);
                 let i = p as usize;
