@@ -33,7 +33,7 @@ mod tests {
 
     #[test]
     fn picks_the_freest_ce_and_breaks_ties_at_random() {
-        let states = vec![
+        let states = [
             CeState { busy: 10, waiting: 0, ..Default::default() },
             CeState { busy: 2, waiting: 3, ..Default::default() },
             CeState { busy: 0, waiting: 5, ..Default::default() },
