@@ -157,8 +157,8 @@ impl<E> EventQueue<E> {
 
     /// Pop and handle, in order, every event at a time `<= until`, including those the
     /// handler pushes meanwhile; later events stay pending. Returns how many were handled.
-    /// (A handler that needs more state than the queue, like the simulation's world, loops
-    /// over [`Self::pop_until`] itself.)
+    /// (A handler that needs more state than the queue, like the simulation's world, runs
+    /// its own loop over [`Self::peek_time`] and [`Self::pop`].)
     pub fn run_until<F: FnMut(&mut EventQueue<E>, SimTime, E)>(&mut self, until: SimTime, mut handler: F) -> u64 {
         let mut handled = 0;
         while let Some((t, ev)) = self.pop_until(until) {

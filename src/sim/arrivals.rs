@@ -14,7 +14,8 @@ pub(super) struct Arrivals {
     order: Option<Vec<JobId>>,
     /// How many have arrived.
     next: usize,
-    /// How many there are.
+    /// How many there are: the scenario's jobs, not `jobs.len()`, which grows when a WMS
+    /// creates jobs during the run (PanDA).
     len: usize,
 }
 

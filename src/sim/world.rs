@@ -394,12 +394,14 @@ impl Core {
     /// queue's first event (arrivals were the first events pushed, so they win ties), else the
     /// queue's.
     fn next_event(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
+        // The queue's first time, read once per event (`pop_until` would read it again).
+        let queued = self.queue.peek_time().filter(|&q| q <= until);
         match self.arrivals.peek(&self.jobs) {
-            Some((t, id)) if t <= until && self.queue.peek_time().is_none_or(|q| t <= q) => {
+            Some((t, id)) if t <= until && queued.is_none_or(|q| t <= q) => {
                 self.arrivals.advance();
                 Some((t, Event::JobArrival(id)))
             }
-            _ => self.queue.pop_until(until),
+            _ => queued.and_then(|_| self.queue.pop()),
         }
     }
 

@@ -143,34 +143,36 @@ pub fn write(columns: &[Column], metadata: &[(String, String)], options: Options
     if let Some(c) = columns.iter().find(|c| c.values.len() != rows) {
         return Err(Error::Ragged { name: c.name.clone(), len: c.values.len(), rows });
     }
-    let mut out = b"PAR1".to_vec();
-    let mut groups = Vec::new();
-    {
-        let mut pages = chunk::Pages::new(&mut out);
-        let mut lo = 0;
-        while lo < rows {
-            let hi = (lo + options.group_rows.max(1)).min(rows);
-            let mut chunks = Vec::with_capacity(columns.len());
-            for c in columns {
-                chunks.push(chunk::write(&mut pages, &c.values, lo, hi, options.page_rows)?);
-            }
-            groups.push((hi - lo, chunks));
-            lo = hi;
-        }
-    }
-    finish(&mut out, columns, rows, &groups, metadata);
-    Ok(out)
+    write_with(rows, metadata, options, |lo, _| Ok((columns, lo)))
 }
 
 /// The Parquet file of a table of `rows` rows whose columns `columns_of(lo, hi)` builds for
 /// rows `lo..hi`, one row group at a time, so that only one row group's columns are in memory
 /// (the jobs table of 10⁷ jobs: ~1.5 GB of columns at once, issue 13 item 4). The bytes are
 /// those [`write`] makes of the whole columns: every chunk depends only on its rows.
-pub fn write_groups<'c>(
+pub fn write_groups<'c, C: AsRef<[Column<'c>]>>(
     rows: usize,
     metadata: &[(String, String)],
     options: Options,
-    mut columns_of: impl FnMut(usize, usize) -> Vec<Column<'c>>,
+    mut columns_of: impl FnMut(usize, usize) -> C,
+) -> Result<Vec<u8>, Error> {
+    write_with(rows, metadata, options, |lo, hi| {
+        let columns = columns_of(lo, hi);
+        if let Some(c) = columns.as_ref().iter().find(|c| c.values.len() != hi - lo) {
+            return Err(Error::Ragged { name: c.name.clone(), len: c.values.len(), rows: hi - lo });
+        }
+        Ok((columns, 0))
+    })
+}
+
+/// The row-group loop of both writers: `group(lo, hi)` gives columns holding rows `lo..hi` of
+/// the table and where row `lo` is in them (the whole columns and `lo`, or one group's and 0).
+/// The schema is the first group's (asked for rows `0..0` when there are no rows).
+fn write_with<'c, C: AsRef<[Column<'c>]>>(
+    rows: usize,
+    metadata: &[(String, String)],
+    options: Options,
+    mut group: impl FnMut(usize, usize) -> Result<(C, usize), Error>,
 ) -> Result<Vec<u8>, Error> {
     let mut out = b"PAR1".to_vec();
     let mut groups = Vec::new();
@@ -180,21 +182,21 @@ pub fn write_groups<'c>(
         let mut lo = 0;
         while lo < rows {
             let hi = (lo + options.group_rows.max(1)).min(rows);
-            let columns = columns_of(lo, hi);
-            if let Some(c) = columns.iter().find(|c| c.values.len() != hi - lo) {
-                return Err(Error::Ragged { name: c.name.clone(), len: c.values.len(), rows: hi - lo });
-            }
+            let (columns, at) = group(lo, hi)?;
+            let columns = columns.as_ref();
             let mut chunks = Vec::with_capacity(columns.len());
-            for c in &columns {
-                chunks.push(chunk::write(&mut pages, &c.values, 0, hi - lo, options.page_rows)?);
+            for c in columns {
+                chunks.push(chunk::write(&mut pages, &c.values, at, at + hi - lo, options.page_rows)?);
             }
             groups.push((hi - lo, chunks));
-            // The schema (names and types) is the same in every group.
-            schema.get_or_insert_with(|| schema_of(&columns));
+            schema.get_or_insert_with(|| schema_of(columns));
             lo = hi;
         }
     }
-    let schema = schema.unwrap_or_else(|| schema_of(&columns_of(0, 0)));
+    let schema = match schema {
+        Some(s) => s,
+        None => schema_of(group(0, 0)?.0.as_ref()),
+    };
     finish(&mut out, &schema, rows, &groups, metadata);
     Ok(out)
 }

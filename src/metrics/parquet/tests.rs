@@ -226,7 +226,7 @@ fn a_table_written_a_row_group_at_a_time_has_the_same_bytes() {
         let mut asked = Vec::new();
         let grouped = super::write_groups(n, &meta, options, |lo, hi| {
             asked.push((lo, hi));
-            columns.iter().map(|c| PqColumn::new(c.name.clone(), rows(&c.values, lo, hi))).collect()
+            columns.iter().map(|c| PqColumn::new(c.name.clone(), rows(&c.values, lo, hi))).collect::<Vec<_>>()
         })
         .unwrap();
         assert_eq!(grouped, whole, "{n} rows");

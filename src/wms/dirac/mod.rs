@@ -233,16 +233,10 @@ impl DiracWms {
                 let ce = candidates[i];
                 // A CE whose queue is full refuses the pilot: the middleware ranks the other
                 // candidates for the rest of this cycle.
+                // (A pool lists each CE once.)
                 let Ok(p) = ctx.submit_pilot(ce, PilotShape::default()) else {
-                    let mut j = 0;
-                    while j < candidates.len() {
-                        if candidates[j] == ce {
-                            candidates.remove(j);
-                            ranks.remove(j);
-                        } else {
-                            j += 1;
-                        }
-                    }
+                    candidates.remove(i);
+                    ranks.remove(i);
                     continue;
                 };
                 ranks[i] = rank_of(ctx.grid(), ce);
