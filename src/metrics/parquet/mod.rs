@@ -197,23 +197,13 @@ fn write_with<'c, C: AsRef<[Column<'c>]>>(
         Some(s) => s,
         None => schema_of(group(0, 0)?.0.as_ref()),
     };
-    finish(&mut out, &schema, rows, &groups, metadata);
-    Ok(out)
-}
-
-/// The file's end: the footer, its length and the closing magic.
-fn finish(
-    out: &mut Vec<u8>,
-    schema: &[Column],
-    rows: usize,
-    groups: &[(usize, Vec<chunk::Chunk>)],
-    metadata: &[(String, String)],
-) {
+    // The footer, its length and the closing magic.
     let footer_at = out.len();
-    footer(out, schema, rows, groups, metadata);
+    footer(&mut out, &schema, rows, &groups, metadata);
     let len = (out.len() - footer_at) as u32;
     out.extend_from_slice(&len.to_le_bytes());
     out.extend_from_slice(b"PAR1");
+    Ok(out)
 }
 
 impl Values<'_> {
