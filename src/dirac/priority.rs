@@ -181,6 +181,46 @@ pub fn compute_into<'a, 's>(
     weighting: UserPriorityWeighting,
     scratch: &'s mut Scratch,
 ) -> &'s [(TqId, f64)] {
+    compute_selected_into(tqs, |_| true, job_sharing, shares, weighting, scratch)
+}
+
+/// `recalculateTQSharesForEntity(owner, group)` (reference §2.4): what DIRAC recomputes when a
+/// TQ of `owner` in `group` has just been created or deleted — and nothing else, so the other
+/// TQs keep the priorities (and the stale job averages) of their last computation.
+///
+/// - A JOB_SHARING group is one entity: all its TQs.
+/// - Otherwise, if the owner has more than one TQ in the group (empty ones included), the
+///   number of owners `U_g` did not change, and only the owner's TQs are set
+///   (`owners[user] > 1`).
+/// - Otherwise (its first TQ, or its last one gone) every owner's TQs in the group are set.
+///
+/// `U_g` counts every owner of the group either way; as everywhere, only TQs with jobs are
+/// set. The result is in TQ-id order, in `scratch`.
+pub fn recalculate_entity_into<'s>(
+    db: &TaskQueueDb,
+    group: u32,
+    owner: u32,
+    job_sharing: bool,
+    shares: &EntityShares,
+    weighting: UserPriorityWeighting,
+    scratch: &'s mut Scratch,
+) -> &'s [(TqId, f64)] {
+    let in_group = db.iter().filter(|t| t.def.group == group);
+    let only_owner = !job_sharing && in_group.clone().filter(|t| t.def.owner == owner).nth(1).is_some();
+    let selected = |t: &TaskQueue| !only_owner || t.def.owner == owner;
+    compute_selected_into(in_group, selected, |_| job_sharing, shares, weighting, scratch)
+}
+
+/// [`compute_into`] that sets only the `selected` TQs: every TQ of `tqs` still counts its
+/// owner in `U_g`. `selected` must take whole entities, or an entity's Σ w would miss TQs.
+fn compute_selected_into<'a, 's>(
+    tqs: impl Iterator<Item = &'a TaskQueue> + Clone,
+    selected: impl Fn(&TaskQueue) -> bool,
+    job_sharing: impl Fn(u32) -> bool,
+    shares: &EntityShares,
+    weighting: UserPriorityWeighting,
+    scratch: &'s mut Scratch,
+) -> &'s [(TqId, f64)] {
     let Scratch { owners, slots, entities, out, .. } = scratch;
     owners.clear();
     owners.extend(tqs.clone().map(|tq| (tq.def.group, tq.def.owner)));
@@ -205,7 +245,7 @@ pub fn compute_into<'a, 's>(
         }
     }
     let slot = |tq: &TaskQueue| slots[owners.binary_search(&(tq.def.group, tq.def.owner)).expect("listed above")];
-    let tqs = tqs.filter(|t| t.n_jobs > 0);
+    let tqs = tqs.filter(|t| t.n_jobs > 0 && selected(t));
     let weight = |tq: &TaskQueue| match weighting {
         UserPriorityWeighting::Sum => tq.sum_real_priority,
         UserPriorityWeighting::Average => tq.sum_real_priority / f64::from(tq.n_jobs.max(1)),
@@ -480,21 +520,76 @@ mod tests {
         }
     }
 
+    /// Runs `recalculateTQSharesForEntity(owner, group)` as `DiracWms` does and stores the result.
+    fn recalculate(db: &mut TaskQueueDb, g: u32, o: u32, js: &[u32], s: &EntityShares, w: UserPriorityWeighting) {
+        let mut scratch = Scratch::default();
+        recalculate_entity_into(db, g, o, js.contains(&g), s, w, &mut scratch);
+        let new = sum_identical_definitions_into(db, &mut scratch).to_vec();
+        db.set_priorities(&new);
+    }
+
+    fn priorities(db: &TaskQueueDb) -> Vec<f64> {
+        db.iter().map(|t| (t.priority * 1e6).round() / 1e6).collect()
+    }
+
     #[test]
-    fn computing_only_the_changed_groups_leaves_the_same_bits_as_computing_all() {
-        // DiracWms computes, at each TQ creation and deletion, only the groups whose TQs
-        // changed since the last computation. After every step of a random history (jobs in,
-        // jobs out, DIRAC 9's delayed deletions), every TQ's priority must equal, bit for bit,
-        // what a computation of every group gives.
+    fn a_new_tq_recomputes_only_its_owner_unless_the_owners_may_have_changed() {
+        // Reference §2.4 (`recalculateTQSharesForEntity`, the same in 2009 and 9.1.22): group 1
+        // (JobShare 1000, not JOB_SHARING), AVG weighting, one job per insertion.
+        let (s, avg) = (shares(&[(1, 1000.0)]), UserPriorityWeighting::Average);
+        let mut db = TaskQueueDb::new();
+        let insert = |db: &mut TaskQueueDb, owner: u32, cpu: u64, job: u32, up: u8| {
+            if let TqChange::Created(_) = db.insert_job(&def(1, owner, cpu), job, up) {
+                recalculate(db, 1, owner, &[], &s, avg);
+            }
+        };
+        insert(&mut db, 10, 500, 1, 1); // A's a1: first owner → 1000
+        insert(&mut db, 20, 500, 2, 1); // B's b1: U = 2 → 500, 500
+        insert(&mut db, 20, 5000, 3, 1); // B's b2: B has 2 TQs → only B: 250, 250
+        assert_eq!(priorities(&db), [500.0, 250.0, 250.0]);
+        insert(&mut db, 20, 500, 4, 5); // into b1, average 3: no recalculation
+        assert_eq!(priorities(&db), [500.0, 250.0, 250.0]);
+        insert(&mut db, 10, 5000, 5, 1); // A's a2: only A; B keeps 250/250 (fresh: 375/125)
+        assert_eq!(priorities(&db), [250.0, 250.0, 250.0, 250.0]);
+        insert(&mut db, 30, 500, 6, 1); // C's c1: its first TQ, U = 3 → every owner
+        assert_eq!(priorities(&db), [166.666667, 250.0, 83.333333, 166.666667, 333.333333]);
+        // C's TQ is deleted: C has none left, so every owner again, with U = 2.
+        assert_eq!(db.remove_job(5, 6, 1), Some(TqChange::Deleted(5)));
+        recalculate(&mut db, 1, 30, &[], &s, avg);
+        assert_eq!(priorities(&db), [250.0, 375.0, 125.0, 250.0]);
+        // B's b2 is deleted: B keeps one TQ, not more than one, so every owner again.
+        assert_eq!(db.remove_job(3, 3, 1), Some(TqChange::Deleted(3)));
+        recalculate(&mut db, 1, 20, &[], &s, avg);
+        assert_eq!(priorities(&db), [250.0, 500.0, 250.0]);
+    }
+
+    #[test]
+    fn a_job_sharing_group_is_recomputed_whole() {
+        // A JOB_SHARING group is one entity: a new TQ of any owner sets every TQ of the group.
+        let (s, sum) = (shares(&[(0, 3000.0)]), UserPriorityWeighting::Sum);
+        let mut db = TaskQueueDb::new();
+        for (job, (owner, cpu)) in [(1, 500), (1, 5000), (2, 500)].into_iter().enumerate() {
+            db.insert_job(&def(0, owner, cpu), job as u32, 1);
+            recalculate(&mut db, 0, owner, &[0], &s, sum);
+        }
+        assert_eq!(priorities(&db), [1000.0, 1000.0, 1000.0]);
+    }
+
+    #[test]
+    fn entity_recalculation_sets_what_a_fresh_computation_gives_to_the_entity_only() {
+        // After every step of a random history (jobs in, jobs out, DIRAC 9's delayed deletions),
+        // a TQ creation or deletion must set exactly the TQs DIRAC selects (the JOB_SHARING
+        // group; the owner's TQs if it has more than one; else the whole group) to what a
+        // computation of every TQ gives, bit for bit, and leave every other TQ as it was.
         let mut next = below(0x2545_f491_4f6c_dd1d_u64);
         let s = shares(&[(0, 3000.0), (1, 700.0), (2, 50.0)]);
-        let js = |g: u32| g == 0;
+        let js = [0];
         for (weighting, keep_empty) in [(UserPriorityWeighting::Sum, false), (UserPriorityWeighting::Average, true)] {
             let mut db = TaskQueueDb::with_rules(if keep_empty { 4 } else { 0 }, keep_empty);
-            let mut scratch = Scratch::default();
-            let mut waiting: Vec<(TqId, JobId, u8)> = Vec::new();
+            let mut waiting: Vec<(TqId, JobId, u8, TqDefinition)> = Vec::new();
+            let (mut whole, mut owner_only) = (0, 0);
             for job in 0..3000 {
-                let change = if waiting.is_empty() || next(2) == 0 {
+                let (change, d) = if waiting.is_empty() || next(2) == 0 {
                     let d = TqDefinition {
                         group: next(3) as u32,
                         owner: next(5) as u32,
@@ -504,31 +599,40 @@ mod tests {
                     };
                     let up = next(11) as u8;
                     let c = db.insert_job(&d, job, up);
-                    waiting.push((c.id(), job, up));
-                    c
+                    waiting.push((c.id(), job, up, d.clone()));
+                    (c, d)
                 } else {
-                    let (id, j, up) = waiting.swap_remove(next(waiting.len() as u64) as usize);
-                    db.remove_job(id, j, up).unwrap()
+                    let (id, j, up, d) = waiting.swap_remove(next(waiting.len() as u64) as usize);
+                    (db.remove_job(id, j, up).unwrap(), d)
                 };
+                let mut entity = matches!(change, TqChange::Created(_) | TqChange::Deleted(_)).then_some(d);
                 if keep_empty && next(3) == 0 {
                     let empty: Vec<TqId> = db.iter().filter(|t| t.n_jobs == 0).map(|t| t.id).collect();
                     if let Some(&id) = empty.first() {
-                        db.delete_empty(id);
+                        let tq = db.delete_empty(id).unwrap();
+                        if entity.is_none() {
+                            entity = Some((*tq.def).clone());
+                        }
                     }
                 }
-                if matches!(change, TqChange::Created(_) | TqChange::Deleted(_)) || next(10) == 0 {
-                    let changed = db.changed_groups().to_vec();
-                    let tqs = db.iter().filter(|t| changed.binary_search(&t.def.group).is_ok());
-                    compute_into(tqs, js, &s, weighting, &mut scratch);
-                    let new = sum_identical_definitions_into(&db, &mut scratch).to_vec();
-                    db.set_priorities(&new);
-                    db.clear_changed_groups();
-                    let all = sum_identical_definitions(&db, &compute(db.iter(), js, &s, weighting));
-                    for (id, p) in all {
-                        assert_eq!(db.get(id).unwrap().priority.to_bits(), p.to_bits(), "job {job}, TQ {id}");
-                    }
+                let Some(d) = entity else { continue };
+                let before: Vec<(TqId, u64)> = db.iter().map(|t| (t.id, t.priority.to_bits())).collect();
+                recalculate(&mut db, d.group, d.owner, &js, &s, weighting);
+                let owned = db.iter().filter(|t| t.def.group == d.group && t.def.owner == d.owner).count();
+                let only_owner = !js.contains(&d.group) && owned > 1;
+                if only_owner {
+                    owner_only += 1
+                } else {
+                    whole += 1
+                }
+                let fresh = sum_identical_definitions(&db, &compute(db.iter(), |g| js.contains(&g), &s, weighting));
+                for (t, (id, old)) in db.iter().zip(before) {
+                    let set = t.n_jobs > 0 && t.def.group == d.group && (!only_owner || t.def.owner == d.owner);
+                    let want = if set { fresh.iter().find(|f| f.0 == id).unwrap().1.to_bits() } else { old };
+                    assert_eq!(t.priority.to_bits(), want, "job {job}, TQ {id}, set: {set}");
                 }
             }
+            assert!(whole > 50 && owner_only > 50, "both branches taken: {whole} whole, {owner_only} owner only");
         }
     }
 }

@@ -198,13 +198,6 @@ impl LevelJobs {
     }
 }
 
-/// Add `group` to a sorted list of groups if it is not there.
-fn mark(groups: &mut Vec<u32>, group: u32) {
-    if let Err(i) = groups.binary_search(&group) {
-        groups.insert(i, group);
-    }
-}
-
 /// `__hackJobPriority` (reference §1.4): the weight of a UserPriority in `RAND()/RealPriority`
 /// draws: 0 → 1e-5, 1..9 unchanged, 10 → 1e6, so level-10 jobs practically always go first
 /// and level-0 jobs practically never while others wait.
@@ -262,9 +255,6 @@ pub struct TaskQueueDb {
     /// its stream's definition).
     by_def: BTreeMap<Arc<TqDefinition>, Vec<TqId>>,
     next_id: TqId,
-    /// Groups whose TQs changed (a job in or out, a TQ created or deleted) since
-    /// [`Self::clear_changed_groups`], sorted.
-    changed_groups: Vec<u32>,
     /// 0: no limit.
     max_jobs_in_tq: u32,
     keep_empty: bool,
@@ -312,7 +302,6 @@ impl TaskQueueDb {
                 (id, true)
             }
         };
-        mark(&mut self.changed_groups, def.group);
         let tq = self.get_mut(id).expect("just found or inserted");
         tq.levels.entry(user_priority).or_default().insert(job);
         tq.n_jobs += 1;
@@ -330,7 +319,6 @@ impl TaskQueueDb {
         if !level.remove(job) {
             return None;
         }
-        mark(&mut self.changed_groups, tq.def.group);
         if level.is_empty() {
             tq.levels.remove(&user_priority);
         }
@@ -349,28 +337,12 @@ impl TaskQueueDb {
         Some(TqChange::Deleted(id))
     }
 
-    /// Delete a TQ if it is empty (DIRAC 9's delayed cleanup); true if it was deleted.
-    pub fn delete_empty(&mut self, id: TqId) -> bool {
+    /// Delete a TQ if it is empty (DIRAC 9's delayed cleanup): the deleted TQ, if it was.
+    pub fn delete_empty(&mut self, id: TqId) -> Option<TaskQueue> {
         match self.position(id) {
-            Some(at) if self.tqs[at].n_jobs == 0 => {
-                let tq = self.tqs.remove(at);
-                mark(&mut self.changed_groups, tq.def.group);
-                true
-            }
-            _ => false,
+            Some(at) if self.tqs[at].n_jobs == 0 => Some(self.tqs.remove(at)),
+            _ => None,
         }
-    }
-
-    /// The groups whose TQs changed since [`Self::clear_changed_groups`], sorted: only their
-    /// priorities can come out different from their last computation (changes made through
-    /// [`Self::get_mut`] are not tracked).
-    pub fn changed_groups(&self) -> &[u32] {
-        &self.changed_groups
-    }
-
-    /// Forget the changes: every group's priorities are computed.
-    pub fn clear_changed_groups(&mut self) {
-        self.changed_groups.clear();
     }
 
     /// Where the TQ with this id is in `tqs`.

@@ -147,7 +147,10 @@ impl DiracWms {
         let stream = ctx.jobs()[job_index(m.job)].stream as usize;
         let up = self.st.stream_user_priority[stream];
         match self.tqs.remove_job(m.tq, m.job, up).expect("the matcher picked a job of this TQ") {
-            TqChange::Deleted(_) => self.recompute_priorities(ctx),
+            TqChange::Deleted(_) => {
+                let def = &self.st.stream_def[stream];
+                self.recalculate_entity(ctx, def.group, def.owner);
+            }
             // DIRAC 9: deleted if still empty 300 s later (it always is: an emptied
             // TQ is never reused), then the priorities are recomputed.
             TqChange::Emptied(tq) => Self::after(ctx, self.rules.empty_tq_lifetime_s, TQ_CLEANUP, tq),
@@ -155,21 +158,20 @@ impl DiracWms {
         }
     }
 
-    /// A TQ was created or deleted: recompute the priorities. Only the groups whose TQs changed
-    /// since the last computation are computed again: every input of another group's priorities
-    /// (its TQs and their jobs, its users, its share) is what it was then, so the computation
-    /// would give it the same bits (issue 13). Shares corrected from the accounting change with
-    /// time, so with corrections on every group is computed.
-    fn recompute_priorities(&mut self, ctx: &dyn Ctx) {
-        self.compute_priorities(ctx, self.cfg.share_corrections.enabled);
+    /// A TQ of `owner` in `group` was created or deleted: DIRAC recomputes that entity's
+    /// priorities, or its whole group's when the number of owners may have changed
+    /// (`recalculateTQSharesForEntity`, [`priority::recalculate_entity_into`]). The other TQs
+    /// keep theirs, computed from the job averages of that time, until the next agent pass.
+    fn recalculate_entity(&mut self, ctx: &dyn Ctx, group: u32, owner: u32) {
+        self.recalculate(ctx, Some((group, owner)));
     }
 
     /// The TaskQueuesAgent's pass (`recalculateTQSharesForAll`): every group.
-    fn recompute_all_priorities(&mut self, ctx: &dyn Ctx) {
-        self.compute_priorities(ctx, true);
+    fn recalculate_all(&mut self, ctx: &dyn Ctx) {
+        self.recalculate(ctx, None);
     }
 
-    fn compute_priorities(&mut self, ctx: &dyn Ctx, all_groups: bool) {
+    fn recalculate(&mut self, ctx: &dyn Ctx, entity: Option<(u32, u32)>) {
         let sc = &self.cfg.share_corrections;
         let corrected;
         let shares = if sc.enabled {
@@ -182,16 +184,19 @@ impl DiracWms {
         let st = &self.st;
         let weighting = self.rules.user_priority_weighting;
         let scratch = &mut self.priority_scratch;
-        let changed = self.tqs.changed_groups();
-        let tqs = self.tqs.iter().filter(|t| all_groups || changed.binary_search(&t.def.group).is_ok());
-        priority::compute_into(tqs, |g| st.is_job_sharing(g), shares, weighting, scratch);
+        match entity {
+            Some((group, owner)) => {
+                let job_sharing = st.is_job_sharing(group);
+                priority::recalculate_entity_into(&self.tqs, group, owner, job_sharing, shares, weighting, scratch)
+            }
+            None => priority::compute_into(self.tqs.iter(), |g| st.is_job_sharing(g), shares, weighting, scratch),
+        };
         let new = if self.rules.sum_identical_definitions {
             priority::sum_identical_definitions_into(&self.tqs, scratch)
         } else {
             scratch.result()
         };
         self.tqs.set_priorities(new);
-        self.tqs.clear_changed_groups();
     }
 
     // ---- the TaskqueueDirector ------------------------------------------------------------
@@ -298,7 +303,8 @@ impl Wms for DiracWms {
         }
         self.job_tq[i] = Some(change.id());
         if matches!(change, TqChange::Created(_)) {
-            self.recompute_priorities(ctx);
+            let def = &self.st.stream_def[stream];
+            self.recalculate_entity(ctx, def.group, def.owner);
         }
     }
 
@@ -309,12 +315,12 @@ impl Wms for DiracWms {
                 Self::after(ctx, self.cfg.director.polling_time_s, DIRECTOR_CYCLE, 0);
             }
             PRIORITY_RECALCULATION => {
-                self.recompute_all_priorities(ctx);
+                self.recalculate_all(ctx);
                 Self::after(ctx, self.cfg.priority.recalculation_period_s, PRIORITY_RECALCULATION, 0);
             }
             TQ_CLEANUP => {
-                if self.tqs.delete_empty(timer.id) {
-                    self.recompute_priorities(ctx);
+                if let Some(tq) = self.tqs.delete_empty(timer.id) {
+                    self.recalculate_entity(ctx, tq.def.group, tq.def.owner);
                 }
             }
             PILOT_STALLED => {
