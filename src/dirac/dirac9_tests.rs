@@ -5,7 +5,10 @@ use std::collections::BTreeMap;
 
 use super::matcher::{MatchRules, PilotIdentity, Resource, TqOrdering, request_job};
 use super::preset::Preset;
-use super::priority::{EntityShares, GroupConfig, UserPriorityWeighting, compute, sum_identical_definitions};
+use super::priority::{
+    EntityShares, GroupConfig, Scratch, UserPriorityWeighting, compute, recalculate_entity_into,
+    sum_identical_definitions,
+};
 use super::taskqueue::{TaskQueueDb, TqChange, TqDefinition};
 use crate::engine::RngStreams;
 
@@ -34,6 +37,23 @@ fn tqs_identical_but_for_sites_each_get_the_sum_600_600_300() {
     let plain: Vec<f64> = compute(db.iter(), |_| true, &s, AVG).into_iter().map(|(_, p)| p).collect();
     assert_eq!(plain, [300.0, 300.0, 300.0], "without the grouping (the seed)");
     assert_eq!(dirac9_priorities(&db, true, &s), [600.0, 600.0, 300.0]);
+}
+
+#[test]
+fn between_agent_passes_a_new_tq_carries_default_share_priorities_833_167_then_2500_500() {
+    // Reference §2.4, the real code run: the optimizer creates prod's second TQ and recomputes
+    // the owner with the process-local share 1000 (its `__groupShares` is empty): 833/167 for
+    // average job priorities 5 and 1. The TaskQueuesAgent's pass, with JobShare 3000: 2500/500.
+    let mut db = TaskQueueDb::with_rules(Preset::Dirac9.max_jobs_in_tq(), true);
+    let prod = |cpu| TqDefinition { owner: 7, group: 0, cpu_time: cpu, ..Default::default() };
+    db.insert_job(&prod(3600), 1, 5);
+    assert_eq!(db.insert_job(&prod(86_400), 2, 1), TqChange::Created(2));
+    let process_default = EntityShares::default();
+    let mut scratch = Scratch::default();
+    let at_insertion = recalculate_entity_into(&db, 0, 7, false, &process_default, AVG, &mut scratch);
+    let rounded: Vec<f64> = at_insertion.iter().map(|&(_, p)| p.round()).collect();
+    assert_eq!(rounded, [833.0, 167.0]);
+    assert_eq!(dirac9_priorities(&db, false, &shares(0, 3000.0)), [2500.0, 500.0]);
 }
 
 #[test]

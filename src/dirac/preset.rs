@@ -12,13 +12,14 @@
 //! | TQs identical but for Sites/BannedSites | each its own priority | each the group's sum | §2.1 |
 //! | `MaxJobsInTQ` | no limit | 5000 | §1.1 |
 //! | an emptied TQ | deleted at once | deleted 300 s later, counts in U until then | §1.4, §2.1 |
+//! | shares of the recalculation at a TQ's creation or deletion | configured (corrected) | 1000 per group, uncorrected (process-local) | §2.4 |
 //! | share corrector | the seed's formula | DIRAC 9 (`applyCorrection`; in-group correction a no-op) | §3.3, §0.4 |
 
 use serde::{Deserialize, Serialize};
 
 use super::corrector::CorrectorVariant;
 use super::matcher::TqOrdering;
-use super::priority::UserPriorityWeighting;
+use super::priority::{EntityRecalculationShares, UserPriorityWeighting};
 use super::taskqueue::CpuSegments;
 
 /// The DIRAC version a scenario models.
@@ -63,6 +64,14 @@ impl Preset {
     /// Whether TQs identical except for Sites and BannedSites each get their group's sum.
     pub fn sum_identical_definitions(self) -> bool {
         self == Preset::Dirac9
+    }
+
+    /// The shares of the per-entity recalculations (DIRAC 9: the process-local default).
+    pub fn entity_recalculation_shares(self) -> EntityRecalculationShares {
+        match self {
+            Preset::Seed2009 => EntityRecalculationShares::Configured,
+            Preset::Dirac9 => EntityRecalculationShares::ProcessDefault,
+        }
     }
 
     /// `__maxJobsInTQ`: 0 for no limit.

@@ -79,6 +79,23 @@ pub enum UserPriorityWeighting {
     Average,
 }
 
+/// Which shares the recalculation at a TQ's creation or deletion uses (reference §0 item 3,
+/// §2.4). The TaskQueuesAgent's 120 s pass always uses the configured (and, when corrections
+/// are on, corrected) shares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum EntityRecalculationShares {
+    /// The configured JobShares, corrected when corrections are on: the 2009 code called
+    /// `__updateGlobalShares` inside every per-entity recalculation.
+    #[default]
+    Configured,
+    /// DIRAC 9: TQs are created by the optimizer process and deleted by the Matcher's, whose
+    /// `__groupShares` is never filled (only the agent's `recalculateTQSharesForAll` fills it):
+    /// every group gets `DEFAULT_GROUP_SHARE` (1000) and no correction until the next agent
+    /// pass. The real code, run: prod (JobShare 3000) TQs got 833/167 at insertion, 2500/500
+    /// after the agent's pass.
+    ProcessDefault,
+}
+
 /// Priority settings of a scenario (`dirac.priority`); an option left out takes the value
 /// of `dirac.preset` (see `dirac::preset`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -89,13 +106,21 @@ pub struct PrioritySettings {
     /// DIRAC 9's `calculate_priority`: TQs of an entity identical except for Sites and
     /// BannedSites each get the sum of their priorities (reference §2.1).
     pub sum_identical_definitions: Option<bool>,
+    /// The shares of the recalculations at TQ creation and deletion: `Configured` (2009) or
+    /// DIRAC 9's `ProcessDefault` (1000 per group, no correction, until the agent's pass).
+    pub entity_recalculation_shares: Option<EntityRecalculationShares>,
     /// Period of the full recalculation: TaskQueuesAgent PollingTime 120 s (reference §2.4).
     pub recalculation_period_s: f64,
 }
 
 impl Default for PrioritySettings {
     fn default() -> Self {
-        Self { user_priority_weighting: None, sum_identical_definitions: None, recalculation_period_s: 120.0 }
+        Self {
+            user_priority_weighting: None,
+            sum_identical_definitions: None,
+            entity_recalculation_shares: None,
+            recalculation_period_s: 120.0,
+        }
     }
 }
 

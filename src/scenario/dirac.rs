@@ -8,7 +8,7 @@ use crate::dirac::director::DirectorSettings;
 use crate::dirac::job_agent::JobAgentSettings;
 use crate::dirac::matcher::{MatchRules, MatcherSettings};
 use crate::dirac::preset::Preset;
-use crate::dirac::priority::{GroupConfig, PrioritySettings, UserPriorityWeighting};
+use crate::dirac::priority::{EntityRecalculationShares, GroupConfig, PrioritySettings, UserPriorityWeighting};
 use crate::dirac::taskqueue::{CpuSegments, TaskQueueSettings};
 
 /// The DIRAC WMS configuration of a scenario.
@@ -85,6 +85,7 @@ pub struct DiracRules {
     pub matching: MatchRules,
     pub user_priority_weighting: UserPriorityWeighting,
     pub sum_identical_definitions: bool,
+    pub entity_recalculation_shares: EntityRecalculationShares,
     /// 0: no limit.
     pub max_jobs_in_tq: u32,
     /// 0: an emptied TQ is deleted at once.
@@ -111,6 +112,10 @@ impl DiracConfig {
                 .priority
                 .sum_identical_definitions
                 .unwrap_or_else(|| p.sum_identical_definitions()),
+            entity_recalculation_shares: self
+                .priority
+                .entity_recalculation_shares
+                .unwrap_or_else(|| p.entity_recalculation_shares()),
             max_jobs_in_tq: tq.max_jobs_in_tq.unwrap_or_else(|| p.max_jobs_in_tq()),
             empty_tq_lifetime_s: tq.empty_tq_lifetime_s.unwrap_or_else(|| p.empty_tq_lifetime_s()),
             corrector_variant: self.share_corrections.variant.unwrap_or_else(|| p.corrector_variant()),

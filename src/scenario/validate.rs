@@ -535,6 +535,7 @@ mod tests {
     #[test]
     fn the_preset_sets_every_option_and_a_written_option_wins() {
         use crate::dirac::matcher::TqOrdering;
+        use crate::dirac::priority::EntityRecalculationShares;
         use crate::dirac::taskqueue::CpuSegments;
         let mut s = quick();
         let seed = s.dirac_mut().rules();
@@ -544,12 +545,14 @@ mod tests {
         );
         assert_eq!((seed.matching.jobs_per_level, seed.max_jobs_in_tq, seed.empty_tq_lifetime_s), (10, 0, 0.0));
         assert!(!seed.sum_identical_definitions);
+        assert_eq!(seed.entity_recalculation_shares, EntityRecalculationShares::Configured);
         let d = s.dirac_mut();
         d.preset = crate::dirac::preset::Preset::Dirac9;
         let r = d.rules();
         assert_eq!((r.cpu_segments.clone(), r.matching.ordering), (CpuSegments::Dirac9, TqOrdering::RandomPriority));
         assert_eq!((r.matching.jobs_per_level, r.max_jobs_in_tq, r.empty_tq_lifetime_s), (50, 5000, 300.0));
         assert!(r.sum_identical_definitions);
+        assert_eq!(r.entity_recalculation_shares, EntityRecalculationShares::ProcessDefault);
         assert_eq!(r.user_priority_weighting, crate::dirac::priority::UserPriorityWeighting::Average);
         assert_eq!(r.corrector_variant, CorrectorVariant::Dirac9);
         d.matcher.ordering = Some(TqOrdering::CpuThenRandomPriority);

@@ -14,7 +14,7 @@ use waiting::WaitingPilots;
 
 use crate::dirac::director;
 use crate::dirac::matcher::{self, PilotIdentity, Resource};
-use crate::dirac::priority;
+use crate::dirac::priority::{self, EntityRecalculationShares, EntityShares};
 use crate::dirac::taskqueue::{TaskQueue, TaskQueueDb, TqChange, TqId};
 use crate::engine::{RngStreams, SimDuration, SimRng, SimTime};
 use crate::grid::{Grid, PilotShape, ranking};
@@ -162,6 +162,8 @@ impl DiracWms {
     /// priorities, or its whole group's when the number of owners may have changed
     /// (`recalculateTQSharesForEntity`, [`priority::recalculate_entity_into`]). The other TQs
     /// keep theirs, computed from the job averages of that time, until the next agent pass.
+    /// Under DIRAC 9 the shares are the process-local default, 1000 per group and uncorrected
+    /// (`EntityRecalculationShares::ProcessDefault`, reference §2.4).
     fn recalculate_entity(&mut self, ctx: &dyn Ctx, group: u32, owner: u32) {
         self.recalculate(ctx, Some((group, owner)));
     }
@@ -174,7 +176,12 @@ impl DiracWms {
     fn recalculate(&mut self, ctx: &dyn Ctx, entity: Option<(u32, u32)>) {
         let sc = &self.cfg.share_corrections;
         let corrected;
-        let shares = if sc.enabled {
+        let process_default = EntityShares::default();
+        let in_process = self.rules.entity_recalculation_shares == EntityRecalculationShares::ProcessDefault;
+        let shares = if entity.is_some() && in_process {
+            // DIRAC 9: the optimizer and the Matcher never load the shares (reference §2.4).
+            &process_default
+        } else if sc.enabled {
             let variant = self.rules.corrector_variant;
             corrected = shares::entity_shares(&self.tqs, &self.st, sc, variant, &self.keys, ctx.accounting());
             &corrected
