@@ -42,6 +42,11 @@ impl<'a, DB: DrawingBackend> Canvas<'a, DB> {
         Self { root, scale: scale as i32, raster, width: w as i32, height: h as i32 }
     }
 
+    /// True on the bitmap backend (whose buffer starts white), false on SVG.
+    pub(crate) fn raster(&self) -> bool {
+        self.raster
+    }
+
     /// Output pixels to backend pixels.
     pub(crate) fn px(&self, v: i32) -> i32 {
         v * self.scale

@@ -68,7 +68,9 @@ pub struct Rendered {
 pub(crate) fn render(scene: &Scene) -> Result<Rendered, ChartError> {
     ensure_fonts()?;
     let (w, h) = (WIDTH * SUPERSAMPLE, HEIGHT * SUPERSAMPLE);
-    let mut big = vec![0u8; w as usize * h as usize * 3];
+    // White already: the raster scene skips plotters' background fill, which blends every
+    // pixel one by one (a quarter of a sweep's chart time; the bytes are the same).
+    let mut big = vec![255u8; w as usize * h as usize * 3];
     {
         let root = BitMapBackend::with_buffer(&mut big, (w, h)).into_drawing_area();
         draw_scene(&Canvas::new(&root, SUPERSAMPLE, true), scene)?;
@@ -93,9 +95,13 @@ fn downsample(big: &[u8]) -> Vec<u8> {
     for band in big.chunks_exact(big_row * s) {
         sums.fill(0);
         for row in band.chunks_exact(big_row) {
-            for (i, &value) in row.iter().enumerate() {
-                // Pixel i / 3 of the big row lands in output pixel i / 3 / s.
-                sums[i / 3 / s * 3 + i % 3] += u32::from(value);
+            // The s big pixels of a row that land in one output pixel, channel by channel.
+            for (sum, block) in sums.chunks_exact_mut(3).zip(row.chunks_exact(3 * s)) {
+                for px in block.chunks_exact(3) {
+                    sum[0] += u32::from(px[0]);
+                    sum[1] += u32::from(px[1]);
+                    sum[2] += u32::from(px[2]);
+                }
             }
         }
         out.extend(sums.iter().map(|sum| ((sum + n / 2) / n) as u8));
@@ -143,7 +149,9 @@ impl Ranged for AxisCoord<'_> {
 }
 
 fn draw_scene<DB: DrawingBackend>(c: &Canvas<'_, DB>, scene: &Scene) -> Result<(), ChartError> {
-    c.root.fill(&WHITE)?;
+    if !c.raster() {
+        c.root.fill(&WHITE)?;
+    }
     let body_top = draw_title(c, &scene.title)?;
     // The legend starts level with the plot and ends above the bottom edge.
     let legend = Legend::new(c, &scene.legend, c.height - c.px(MARGIN_TOP + 16) - body_top)?;
