@@ -607,7 +607,8 @@ mod tests {
         // group; the owner's TQs if it has more than one; else the whole group) to what a
         // computation of every TQ gives, bit for bit, and leave every other TQ as it was.
         let mut next = below(0x2545_f491_4f6c_dd1d_u64);
-        let s = shares(&[(0, 3000.0), (1, 700.0), (2, 50.0)]);
+        let mut s = shares(&[(0, 3000.0), (1, 700.0), (2, 50.0)]);
+        s.user_factor.insert((1, 2), 0.37);
         let js = [0];
         for (weighting, keep_empty) in [(UserPriorityWeighting::Sum, false), (UserPriorityWeighting::Average, true)] {
             let mut db = TaskQueueDb::with_rules(if keep_empty { 4 } else { 0 }, keep_empty);
