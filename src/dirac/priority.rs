@@ -158,6 +158,8 @@ pub struct Scratch {
     owners: Vec<(u32, u32)>,
     /// The index in `entities` of each owner's entity, parallel to `owners`.
     slots: Vec<usize>,
+    /// The index in `entities` of each TQ that gets a priority, in TQ-id order.
+    tq_slots: Vec<usize>,
     /// Each share entity: its share and its Σ w.
     entities: Vec<EntitySlot>,
     /// The result: (TQ id, priority) in TQ-id order.
@@ -246,7 +248,7 @@ fn compute_selected_into<'a, 's>(
     weighting: UserPriorityWeighting,
     scratch: &'s mut Scratch,
 ) -> &'s [(TqId, f64)] {
-    let Scratch { owners, slots, entities, out, .. } = scratch;
+    let Scratch { owners, slots, tq_slots, entities, out, .. } = scratch;
     owners.clear();
     owners.extend(tqs.clone().map(|tq| (tq.def.group, tq.def.owner)));
     owners.sort_unstable();
@@ -263,7 +265,11 @@ fn compute_selected_into<'a, 's>(
             entities.push(EntitySlot { share: group_share, total: 0.0 });
         } else {
             for &(_, owner) in run {
-                let factor = shares.user_factor.get(&(g, owner)).copied().unwrap_or(1.0);
+                // (No lookup at all without an in-group corrector, the common case.)
+                let factor = match shares.user_factor.is_empty() {
+                    true => 1.0,
+                    false => shares.user_factor.get(&(g, owner)).copied().unwrap_or(1.0),
+                };
                 slots.push(entities.len());
                 entities.push(EntitySlot { share: group_share / run.len() as f64 * factor, total: 0.0 });
             }
@@ -275,13 +281,16 @@ fn compute_selected_into<'a, 's>(
         UserPriorityWeighting::Sum => tq.sum_real_priority,
         UserPriorityWeighting::Average => tq.sum_real_priority / f64::from(tq.n_jobs.max(1)),
     };
-    // Σ w per entity, in TQ-id order.
+    // Σ w per entity, in TQ-id order; each TQ's entity slot is kept for the second pass.
+    tq_slots.clear();
     for tq in tqs.clone() {
-        entities[slot(tq)].total += weight(tq);
+        let e = slot(tq);
+        entities[e].total += weight(tq);
+        tq_slots.push(e);
     }
     out.clear();
-    out.extend(tqs.map(|tq| {
-        let EntitySlot { share, total } = entities[slot(tq)];
+    out.extend(tqs.zip(tq_slots.iter()).map(|(tq, &e)| {
+        let EntitySlot { share, total } = entities[e];
         let p = if total > 0.0 { share * weight(tq) / total } else { 0.0 };
         (tq.id, p.max(TQ_MIN_SHARE))
     }));
