@@ -99,6 +99,9 @@ pub struct Grid {
     pub ce_site: Vec<SiteId>,
     /// Slots of each CE.
     pub ce_slots: Vec<u32>,
+    /// `max_walltime_s` of each CE as a duration, converted once: [`Grid::walltime_limit`]
+    /// runs on every request for work (issue 13).
+    ce_walltime: Vec<SimDuration>,
     /// Run-time state of each CE.
     pub state: Vec<CeState>,
     /// Every pilot, by id.
@@ -130,6 +133,7 @@ impl Grid {
             .collect();
         Self {
             ce_slots: ces.iter().map(|c| c.slots).collect(),
+            ce_walltime: ces.iter().map(|c| SimDuration::from_secs_f64(c.max_walltime_s)).collect(),
             state: vec![CeState::default(); ces.len()],
             ces,
             ce_site,
@@ -312,7 +316,7 @@ impl Grid {
     /// When the batch system kills a running pilot: its start plus the CE's walltime limit.
     pub fn walltime_limit(&self, p: PilotId) -> SimTime {
         let pilot = &self.pilots[p as usize];
-        pilot.started.expect("running") + SimDuration::from_secs_f64(self.ces[pilot.ce as usize].max_walltime_s)
+        pilot.started.expect("running") + self.ce_walltime[pilot.ce as usize]
     }
 
     /// Job `j` starts in pilot `p` on `cores` of its free cores; false if they are not free.
