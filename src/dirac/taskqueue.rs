@@ -13,6 +13,9 @@ use serde::{Deserialize, Serialize};
 
 /// Task-queue id, in creation order (DIRAC's auto-increment `TQId`).
 pub type TqId = u32;
+
+/// A task-queue definition's index in its [`TaskQueueDb`] ([`TaskQueueDb::intern`]).
+pub type DefId = u32;
 /// Job id, in submission order (DIRAC's `JobID`).
 pub use crate::ids::JobId;
 
@@ -140,6 +143,8 @@ pub struct TaskQueue {
     pub id: TqId,
     /// Shared with the index by definition: a new TQ of a known definition copies nothing.
     pub def: Arc<TqDefinition>,
+    /// The definition's id in its [`TaskQueueDb`].
+    pub def_id: DefId,
     /// Current priority (written by `dirac::priority`); a new TQ starts at 1 (reference §1.1).
     pub priority: f64,
     /// Waiting jobs by UserPriority level, each level ordered by job id.
@@ -250,10 +255,13 @@ pub struct TaskQueueDb {
     /// definition is shared), so a deletion shifts little, and the walks of every
     /// recomputation and match are over contiguous memory (issue 13).
     tqs: Vec<TaskQueue>,
-    /// The TQs of each definition that have jobs, in id order. A definition stays when its
-    /// last TQ goes (there are few definitions, and they come back: each job of a stream has
-    /// its stream's definition).
-    by_def: BTreeMap<Arc<TqDefinition>, Vec<TqId>>,
+    /// Every definition seen, by [`DefId`], with its TQs that have jobs in id order. A
+    /// definition stays when its last TQ goes (there are few definitions, and they come back:
+    /// each job of a stream has its stream's definition).
+    defs: Vec<(Arc<TqDefinition>, Vec<TqId>)>,
+    /// The [`DefId`] of each definition: only [`Self::intern`] compares whole definitions,
+    /// a caller that keeps the id (`DiracWms`, one per stream) never does (issue 13).
+    def_ids: BTreeMap<Arc<TqDefinition>, DefId>,
     next_id: TqId,
     /// 0: no limit.
     max_jobs_in_tq: u32,
@@ -272,26 +280,41 @@ impl TaskQueueDb {
         Self { next_id: 1, max_jobs_in_tq, keep_empty, ..Self::default() }
     }
 
+    /// The id of a definition, added if new (the definition is copied only then).
+    pub fn intern(&mut self, def: &TqDefinition) -> DefId {
+        if let Some(&d) = self.def_ids.get(def) {
+            return d;
+        }
+        let d = self.defs.len() as DefId;
+        let shared = Arc::new(def.clone());
+        self.def_ids.insert(Arc::clone(&shared), d);
+        self.defs.push((shared, Vec::new()));
+        d
+    }
+
     /// Insert a waiting job into the TQ with its exact definition that has the fewest jobs
-    /// (`__findSmallestTaskQueue`), or into a new one when there is none or it is full (the
-    /// definition is copied only the first time it is seen).
+    /// (`__findSmallestTaskQueue`), or into a new one when there is none or it is full.
     pub fn insert_job(&mut self, def: &TqDefinition, job: JobId, user_priority: u8) -> TqChange {
+        let d = self.intern(def);
+        self.insert_job_as(d, job, user_priority)
+    }
+
+    /// [`Self::insert_job`] with the definition's id from [`Self::intern`].
+    pub fn insert_job_as(&mut self, d: DefId, job: JobId, user_priority: u8) -> TqChange {
         let n_jobs = |id: TqId| self.get(id).expect("indexed").n_jobs;
-        let smallest = self.by_def.get(def).and_then(|ids| ids.iter().copied().min_by_key(|&id| n_jobs(id)));
+        let smallest = self.defs[d as usize].1.iter().copied().min_by_key(|&id| n_jobs(id));
         let room = |id: TqId| self.max_jobs_in_tq == 0 || n_jobs(id) < self.max_jobs_in_tq;
         let (id, created) = match smallest.filter(|&id| room(id)) {
             Some(id) => (id, false),
             None => {
                 let id = self.next_id;
                 self.next_id += 1;
-                let shared = match self.by_def.get_key_value(def) {
-                    Some((shared, _)) => Arc::clone(shared),
-                    None => Arc::new(def.clone()),
-                };
-                self.by_def.entry(Arc::clone(&shared)).or_default().push(id);
+                let (shared, ids) = &mut self.defs[d as usize];
+                ids.push(id);
                 let tq = TaskQueue {
                     id,
-                    def: shared,
+                    def: Arc::clone(shared),
+                    def_id: d,
                     priority: 1.0,
                     levels: BTreeMap::new(),
                     n_jobs: 0,
@@ -329,7 +352,7 @@ impl TaskQueueDb {
             return Some(TqChange::Remains(id));
         }
         // An emptied TQ is never reused: it leaves the index at once.
-        self.by_def.get_mut(&tq.def).expect("indexed").retain(|&x| x != id);
+        self.defs[tq.def_id as usize].1.retain(|&x| x != id);
         if self.keep_empty {
             return Some(TqChange::Emptied(id));
         }
@@ -397,6 +420,24 @@ mod tests {
 
     fn def(owner: u32, cpu: u64, sites: Vec<u32>) -> TqDefinition {
         TqDefinition { owner, cpu_time: cpu, sites: canonical(sites), ..Default::default() }
+    }
+
+    #[test]
+    fn a_definition_keeps_its_id_and_its_tq_through_either_insert() {
+        // DiracWms interns each stream's definition once and inserts by id; tests and other
+        // callers insert by definition. Both must reach the same TQ, and an emptied (deleted)
+        // TQ's definition keeps its id for the next one.
+        let mut db = TaskQueueDb::new();
+        let (a, b) = (db.intern(&def(1, 500, vec![3, 4])), db.intern(&def(2, 500, vec![])));
+        assert_eq!((a, b, db.intern(&def(1, 500, vec![4, 3]))), (0, 1, 0));
+        assert_eq!(db.insert_job_as(a, 10, 1), TqChange::Created(1));
+        assert_eq!(db.insert_job(&def(1, 500, vec![3, 4]), 11, 1), TqChange::Existing(1));
+        assert_eq!(db.insert_job(&def(2, 500, vec![]), 12, 1), TqChange::Created(2));
+        assert_eq!(db.get(1).unwrap().def_id, a);
+        db.remove_job(1, 10, 1);
+        assert_eq!(db.remove_job(1, 11, 1), Some(TqChange::Deleted(1)));
+        assert_eq!(db.insert_job_as(a, 13, 1), TqChange::Created(3));
+        assert_eq!(db.intern(&def(3, 500, vec![])), 2);
     }
 
     #[test]

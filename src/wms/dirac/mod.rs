@@ -15,7 +15,7 @@ use waiting::WaitingPilots;
 use crate::dirac::director;
 use crate::dirac::matcher::{self, PilotIdentity, Resource};
 use crate::dirac::priority::{self, EntityRecalculationShares, EntityShares};
-use crate::dirac::taskqueue::{TaskQueue, TaskQueueDb, TqChange, TqId};
+use crate::dirac::taskqueue::{DefId, TaskQueue, TaskQueueDb, TqChange, TqId};
 use crate::engine::{RngStreams, SimDuration, SimRng, SimTime};
 use crate::grid::{Grid, PilotShape, ranking};
 use crate::ids::{CeId, JobId, PilotId, job_index};
@@ -57,6 +57,8 @@ pub struct DiracWms {
     st: Static,
     keys: ShareKeys,
     tqs: TaskQueueDb,
+    /// The TQ definition id of each stream in `tqs`.
+    stream_def_id: Vec<DefId>,
     /// The task queue of each job it was given, by `job_index` (None: not DIRAC's).
     job_tq: Vec<Option<TqId>>,
     /// Its pilots, by pilot id (`tq` 0: another WMS's).
@@ -96,11 +98,14 @@ impl DiracWms {
         let entities = setup::share_entities(scenario, cfg);
         let keys = ShareKeys::new(&entities.defs, &cfg.share_corrections, &mut st.names);
         let rules = cfg.rules();
+        let mut tqs = TaskQueueDb::with_rules(rules.max_jobs_in_tq, rules.empty_tq_lifetime_s > 0.0);
+        let stream_def_id = st.stream_def.iter().map(|d| tqs.intern(d)).collect();
         let wms = Self {
             cfg: cfg.clone(),
             st,
             keys,
-            tqs: TaskQueueDb::with_rules(rules.max_jobs_in_tq, rules.empty_tq_lifetime_s > 0.0),
+            tqs,
+            stream_def_id,
             rules,
             job_tq: Vec::new(),
             pilots: Vec::new(),
@@ -303,7 +308,7 @@ impl Wms for DiracWms {
     fn job_submitted(&mut self, ctx: &mut dyn Ctx, j: JobId) {
         let stream = ctx.jobs()[job_index(j)].stream as usize;
         let up = self.st.stream_user_priority[stream];
-        let change = self.tqs.insert_job(&self.st.stream_def[stream], j, up);
+        let change = self.tqs.insert_job_as(self.stream_def_id[stream], j, up);
         let i = job_index(j);
         if self.job_tq.len() <= i {
             self.job_tq.resize(i + 1, None);
