@@ -266,9 +266,10 @@ fn compute_selected_into<'a, 's>(
         } else {
             for &(_, owner) in run {
                 // (No lookup at all without an in-group corrector, the common case.)
-                let factor = match shares.user_factor.is_empty() {
-                    true => 1.0,
-                    false => shares.user_factor.get(&(g, owner)).copied().unwrap_or(1.0),
+                let factor = if shares.user_factor.is_empty() {
+                    1.0
+                } else {
+                    shares.user_factor.get(&(g, owner)).copied().unwrap_or(1.0)
                 };
                 slots.push(entities.len());
                 entities.push(EntitySlot { share: group_share / run.len() as f64 * factor, total: 0.0 });

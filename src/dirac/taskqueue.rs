@@ -13,7 +13,6 @@ use serde::{Deserialize, Serialize};
 
 /// Task-queue id, in creation order (DIRAC's auto-increment `TQId`).
 pub type TqId = u32;
-
 /// A task-queue definition's index in its [`TaskQueueDb`] ([`TaskQueueDb::intern`]).
 pub type DefId = u32;
 /// Job id, in submission order (DIRAC's `JobID`).
