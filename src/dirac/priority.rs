@@ -600,10 +600,12 @@ mod tests {
 
     #[test]
     fn a_job_sharing_group_is_recomputed_whole() {
-        // A JOB_SHARING group is one entity: a new TQ of any owner sets every TQ of the group.
+        // A JOB_SHARING group is one entity: a new TQ of any owner sets every TQ of the group,
+        // even when its owner already has one (the owner shortcut would set 1 500/1 500 for
+        // owner 1's two TQs and leave owner 2's at its 1 500 of the step before).
         let (s, sum) = (shares(&[(0, 3000.0)]), UserPriorityWeighting::Sum);
         let mut db = TaskQueueDb::new();
-        for (job, (owner, cpu)) in [(1, 500), (1, 5000), (2, 500)].into_iter().enumerate() {
+        for (job, (owner, cpu)) in [(1, 500), (2, 500), (1, 5000)].into_iter().enumerate() {
             db.insert_job(&def(0, owner, cpu), job as u32, 1);
             recalculate(&mut db, 0, owner, &[0], &s, sum);
         }
