@@ -11,11 +11,13 @@
 pub mod digest;
 pub mod dist;
 pub mod distribution;
+pub mod prefetch;
 pub mod queue;
 pub mod rng;
 pub mod time;
 
 pub use digest::Digest;
+pub use prefetch::prefetch;
 pub use queue::EventQueue;
 pub use rng::{RngStreams, SimRng};
 pub use time::{SimDuration, SimTime};

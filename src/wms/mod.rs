@@ -136,6 +136,9 @@ pub trait Wms: std::any::Any {
     fn pilot_news(&mut self, ctx: &mut dyn Ctx, p: PilotId, news: PilotNews);
     /// Pilot `p` (running, with free cores) asks for work.
     fn pilot_asks(&mut self, ctx: &mut dyn Ctx, p: PilotId) -> Answer;
+    /// A hint: pilot `p` will ask for work or end a job soon; start loading what this WMS
+    /// keeps about it ([`crate::engine::prefetch`]). It must not change anything.
+    fn prefetch_pilot(&self, _p: PilotId) {}
     /// Job `j` ended in pilot `p` (Done, Failed, or killed with its pilot). The pilot asks for
     /// work next if it is still running.
     fn job_ended(&mut self, _ctx: &mut dyn Ctx, _p: PilotId, _j: JobId) {}
