@@ -8,7 +8,9 @@
 //! evenly over the first six days; production jobs take about 5.5 hours of wall time (median),
 //! analysis jobs 2.5, so the jobs need about 60 % of the slots over those days, with queues
 //! that the director, the matcher and the corrector all have to work on. At 2.1·10⁶ jobs this
-//! is 106 000 slots on 53 sites: the size of the measurement in issue 13.
+//! is 106 000 slots on 53 sites: the size of the measurement in issue 13. Above 1.5·10⁵ slots the
+//! director submits more pilots a cycle ([`SLOTS_PER_DIRECTOR`]), so that every job of every
+//! size ends within the week.
 //!
 //! The text is RON, so `pilotsim generate scale --jobs N > FILE` gives a file anyone can run, and
 //! the benchmark (`examples/scale.rs`) times parsing it like any other scenario.
@@ -19,6 +21,13 @@ use std::fmt::Write;
 pub const JOBS_PER_SLOT: u64 = 20;
 /// Slots of one CE.
 pub const CE_SLOTS: u64 = 1000;
+/// Slots one TaskqueueDirector keeps filled. A director submits about `2·pilotsPerIteration`
+/// (80) pilots a cycle at most, which fills 10⁵ slots of 4-hour jobs with room to spare but not
+/// 5·10⁵: at 10⁷ jobs one director left 58 % of the jobs waiting at the end of the week, and
+/// the TQs held millions, so that size measured another regime. A grid that large runs several
+/// directors; the generated one gets `pilots_per_iteration` 40 per started 10⁵ slots
+/// (rounded), which keeps every size up to 2.1·10⁶ jobs at the default.
+pub const SLOTS_PER_DIRECTOR: u64 = 100_000;
 /// The four groups: name, JobShare, JOB_SHARING, users, share of the jobs (per mille), median
 /// CPU work per job (normalised CPU seconds, at cpu_power 10 → wall seconds × 10).
 const GROUPS: [(&str, u32, bool, u32, u64, f64); 4] = [
@@ -70,6 +79,11 @@ pub fn scale_scenario(jobs: u64) -> String {
     }
     let _ = writeln!(s, "    ],");
     let _ = writeln!(s, "    dirac: (");
+    let directors = ((slots + SLOTS_PER_DIRECTOR / 2) / SLOTS_PER_DIRECTOR).max(1);
+    if directors > 1 {
+        let _ = writeln!(s, "        // {directors} directors' worth of pilots (one per 100 000 slots).");
+        let _ = writeln!(s, "        director: (pilots_per_iteration: {}),", 40 * directors);
+    }
     let _ = writeln!(s, "        groups: [");
     for (name, share, sharing, users, _, _) in GROUPS {
         let props = if sharing { "[\"JOB_SHARING\"]" } else { "[]" };
@@ -122,5 +136,9 @@ mod tests {
         // 2.1 M jobs: 105 000 slots on 105 CEs of 1 000, 53 sites (issue 13's grid size)
         let s = crate::scenario::load_str(&scale_scenario(2_100_000), "gen").unwrap().scenario;
         assert_eq!(s.sites.len(), 53);
+        assert_eq!(s.dirac.as_ref().unwrap().director.pilots_per_iteration, 40.0, "one director");
+        // 10⁷ jobs: 500 000 slots, five directors' worth.
+        let s = crate::scenario::load_str(&scale_scenario(10_000_000), "gen").unwrap().scenario;
+        assert_eq!(s.dirac.as_ref().unwrap().director.pilots_per_iteration, 200.0);
     }
 }
