@@ -26,6 +26,70 @@ pub fn choose<R: Rng + ?Sized>(ranks: &[i64], rng: &mut R) -> Option<usize> {
     tied().nth(dist::index(rng, tied().count()))
 }
 
+/// The ranks of a candidate list that a director submits many pilots to: [`choose`], but the
+/// highest rank and how many candidates hold it are kept between draws, so that a draw reads
+/// the ranks once (up to the chosen one) instead of three times. At 10⁷ jobs a cycle draws
+/// about 200 times over 500 CEs. Same draws, same choices as [`choose`], which stays the
+/// plain statement of the rule (and the test's reference).
+#[derive(Debug, Clone, Default)]
+pub struct Ranks {
+    ranks: Vec<i64>,
+    /// The highest rank and the number of candidates at it (`tied` 0: to be recounted).
+    best: i64,
+    tied: usize,
+}
+
+impl Ranks {
+    /// The ranks of the candidates, in candidate order.
+    pub fn new(ranks: Vec<i64>) -> Self {
+        let mut r = Ranks { ranks, best: 0, tied: 0 };
+        r.recount();
+        r
+    }
+
+    fn recount(&mut self) {
+        self.best = self.ranks.iter().copied().max().unwrap_or(0);
+        self.tied = self.ranks.iter().filter(|&&r| r == self.best).count();
+    }
+
+    /// The index of one candidate drawn uniformly among those of the highest rank (one draw,
+    /// ties in candidate order); `None` without candidates.
+    pub fn choose<R: Rng + ?Sized>(&mut self, rng: &mut R) -> Option<usize> {
+        if self.ranks.is_empty() {
+            return None;
+        }
+        let best = self.best;
+        let k = dist::index(rng, self.tied);
+        self.ranks.iter().enumerate().filter(|&(_, &r)| r == best).nth(k).map(|(i, _)| i)
+    }
+
+    /// Candidate `i` has rank `rank` now.
+    pub fn set(&mut self, i: usize, rank: i64) {
+        let old = std::mem::replace(&mut self.ranks[i], rank);
+        self.update(old, Some(rank));
+    }
+
+    /// Candidate `i` leaves the list (the later ones move down by one).
+    pub fn remove(&mut self, i: usize) {
+        let old = self.ranks.remove(i);
+        self.update(old, None);
+    }
+
+    fn update(&mut self, old: i64, new: Option<i64>) {
+        match new {
+            Some(r) if r > self.best => (self.best, self.tied) = (r, 1),
+            Some(r) if r == self.best && old != self.best => self.tied += 1,
+            _ if old == self.best && new != Some(self.best) => {
+                self.tied -= 1;
+                if self.tied == 0 {
+                    self.recount();
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -50,5 +114,32 @@ mod tests {
         assert_eq!(seen[0], 0);
         assert!(seen[1] > 400 && seen[2] > 400, "{seen:?}");
         assert_eq!(choose(&[], &mut rng), None);
+    }
+
+    #[test]
+    fn kept_ranks_draw_as_choose_does_over_every_update() {
+        // A random list, random updates and removals: the kept maximum and count always
+        // give the draw and the choice that `choose` makes on the same ranks.
+        let mut rng = RngStreams::new(3).stream("test/ranks");
+        for round in 0..200 {
+            let n = 1 + dist::index(&mut rng, 30);
+            let mut plain: Vec<i64> = (0..n).map(|_| dist::index(&mut rng, 5) as i64 - 2).collect();
+            let mut kept = Ranks::new(plain.clone());
+            while !plain.is_empty() {
+                let (mut a, mut b) = (rng.clone(), rng.clone());
+                assert_eq!(kept.choose(&mut a), choose(&plain, &mut b), "round {round}");
+                rng = a;
+                let i = dist::index(&mut rng, plain.len());
+                if dist::index(&mut rng, 4) == 0 {
+                    plain.remove(i);
+                    kept.remove(i);
+                } else {
+                    let r = dist::index(&mut rng, 7) as i64 - 3;
+                    plain[i] = r;
+                    kept.set(i, r);
+                }
+            }
+            assert_eq!(kept.choose(&mut rng), None);
+        }
     }
 }

@@ -255,10 +255,10 @@ impl DiracWms {
             let identity = self.identity_index(identity);
             // A submission changes only the state of its CE, so only that CE is ranked again.
             let rank_of = |grid: &Grid, c: CeId| ranking::rank(&grid.state[c as usize], grid.ce_slots[c as usize]);
-            let mut ranks: Vec<i64> = candidates.iter().map(|&c| rank_of(ctx.grid(), c)).collect();
+            let mut ranks = ranking::Ranks::new(candidates.iter().map(|&c| rank_of(ctx.grid(), c)).collect());
             let mut submitted = 0;
             while submitted < sub.pilots {
-                let Some(i) = ranking::choose(&ranks, &mut self.middleware_rng) else { break };
+                let Some(i) = ranks.choose(&mut self.middleware_rng) else { break };
                 let ce = candidates[i];
                 // A CE whose queue is full refuses the pilot: the middleware ranks the other
                 // candidates for the rest of this cycle.
@@ -268,7 +268,7 @@ impl DiracWms {
                     ranks.remove(i);
                     continue;
                 };
-                ranks[i] = rank_of(ctx.grid(), ce);
+                ranks.set(i, rank_of(ctx.grid(), ce));
                 submitted += 1;
                 Self::after(ctx, self.cfg.pilot_status.pilot_stalled_days * 86_400.0, PILOT_STALLED, p);
                 let i = p as usize;
