@@ -25,8 +25,8 @@ pub const CE_SLOTS: u64 = 1000;
 /// (80) pilots a cycle at most, which fills 10⁵ slots of 4-hour jobs with room to spare but not
 /// 5·10⁵: at 10⁷ jobs one director left 58 % of the jobs waiting at the end of the week, and
 /// the TQs held millions, so that size measured another regime. A grid that large runs several
-/// directors; the generated one gets `pilots_per_iteration` 40 per started 10⁵ slots
-/// (rounded), which keeps every size up to 2.1·10⁶ jobs at the default.
+/// directors; the generated one gets `pilots_per_iteration` 40 per 10⁵ slots, rounded to the
+/// nearest 10⁵ and at least one, which keeps every size up to 2.1·10⁶ jobs at the default.
 pub const SLOTS_PER_DIRECTOR: u64 = 100_000;
 /// The four groups: name, JobShare, JOB_SHARING, users, share of the jobs (per mille), median
 /// CPU work per job (normalised CPU seconds, at cpu_power 10 → wall seconds × 10).

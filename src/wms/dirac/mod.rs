@@ -374,14 +374,15 @@ impl Wms for DiracWms {
         self.waiting.left(tq, p);
     }
 
-    /// The JobAgent's cycle (reference §5): stop when out of cycles or CPU time, otherwise
-    /// ask the Matcher; after a failed match back off, or stop after too many.
+    /// Its per-pilot entry (the director's TQ, identity and match counters).
     fn prefetch_pilot(&self, p: PilotId) {
         if let Some(dp) = self.pilots.get(p as usize) {
             crate::engine::prefetch(dp);
         }
     }
 
+    /// The JobAgent's cycle (reference §5): stop when out of cycles or CPU time, otherwise
+    /// ask the Matcher; after a failed match back off, or stop after too many.
     fn pilot_asks(&mut self, ctx: &mut dyn Ctx, p: PilotId) -> Answer {
         let now = ctx.now();
         let ja = &self.cfg.job_agent;
