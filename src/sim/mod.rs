@@ -3,6 +3,7 @@
 mod arrivals;
 pub mod factory;
 pub mod factory_summary;
+mod lookahead;
 pub mod world;
 
 use crate::engine::{RngStreams, SimDuration, SimTime};

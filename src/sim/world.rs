@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 
-use crate::engine::{Digest, EventQueue, RngStreams, SimDuration, SimRng, SimTime, dist, prefetch};
+use crate::engine::{Digest, EventQueue, RngStreams, SimDuration, SimRng, SimTime, dist};
 use crate::grid::network::{Completion, LinkEvent, Network, TransferError, TransferId};
 use crate::grid::storage::{StorageError, StorageId, Storages};
 use crate::grid::{Grid, GridEvent, PilotShape, PilotStatus, Refusal, Transition};
@@ -246,36 +246,6 @@ impl World {
             self.core.now = now;
             self.handle(now, ev);
             self.deliver_news();
-        }
-    }
-
-    /// Start loading what the next queued event will read while this one is handled
-    /// ([`prefetch`]): a job end's job record, a pilot event's pilot. Results never depend on it.
-    fn prefetch_next(&mut self) {
-        match self.core.queue.peek_next() {
-            Some(&Event::JobEnd(j)) => {
-                if let Some(job) = self.core.jobs.get(job_index(j)) {
-                    prefetch(job);
-                }
-            }
-            Some(&(Event::PilotAsks(p) | Event::PilotReachesBatch(p) | Event::PilotAborted(p))) => {
-                self.prefetch_pilot(p);
-            }
-            _ => {}
-        }
-    }
-
-    /// Start loading pilot `p`'s state in the grid, in the world and in its WMS.
-    fn prefetch_pilot(&self, p: PilotId) {
-        if let Some(pilot) = self.core.grid.pilots.get(p as usize) {
-            prefetch(pilot);
-        }
-        if let Some(ask) = self.core.asks.get(p as usize) {
-            prefetch(ask);
-        }
-        // Every WMS (reading the pilot's own would wait for the load just asked for).
-        for wms in &self.wms {
-            wms.prefetch_pilot(p);
         }
     }
 
