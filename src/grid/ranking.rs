@@ -15,22 +15,14 @@ pub fn rank(state: &CeState, slots: u32) -> i64 {
     i64::from(slots) - i64::from(state.busy) - i64::from(state.waiting)
 }
 
-/// Choose the best-ranked candidate: given each candidate's [`rank`], the index of one drawn
-/// uniformly among those of the highest rank (one draw, ties in candidate order); `None`
-/// without candidates. The ranks are the caller's, so that a director submitting many
-/// pilots to one candidate list updates only the rank of the CE it submitted to, instead of
-/// reading every CE's state again for each pilot (issue 13: at 10⁷ jobs, 500 CEs).
-pub fn choose<R: Rng + ?Sized>(ranks: &[i64], rng: &mut R) -> Option<usize> {
-    let best = *ranks.iter().max()?;
-    let tied = || ranks.iter().enumerate().filter(move |&(_, &r)| r == best).map(|(i, _)| i);
-    tied().nth(dist::index(rng, tied().count()))
-}
-
-/// The ranks of a candidate list that a director submits many pilots to: [`choose`], but the
-/// highest rank and how many candidates hold it are kept between draws, so that a draw reads
-/// the ranks once (up to the chosen one) instead of three times. At 10⁷ jobs a cycle draws
-/// about 200 times over 500 CEs. Same draws, same choices as [`choose`], which stays the
-/// plain statement of the rule (and the test's reference).
+/// The [`rank`]s of a candidate list that a director submits many pilots to, and the choice
+/// among them: [`Ranks::choose`] draws one candidate uniformly among those of the highest rank
+/// (one draw, ties in candidate order). The ranks are the caller's, so that a director updates
+/// only the rank of the CE it submitted to instead of reading every CE's state again for each
+/// pilot; and the highest rank and how many candidates hold it are kept between draws, so
+/// that a draw reads the ranks once (up to the chosen one), where the plain rule (the tests'
+/// `choose`) reads them three times. At 10⁷ jobs a cycle draws about 200 times over 500 CEs
+/// (issue 13).
 #[derive(Debug, Clone, Default)]
 pub struct Ranks {
     ranks: Vec<i64>,
@@ -95,6 +87,14 @@ mod tests {
     use super::*;
     use crate::engine::RngStreams;
 
+    /// The rule in its plainest form, the reference for [`Ranks`]: the highest rank, the
+    /// number of candidates at it, one draw among them.
+    fn choose<R: Rng + ?Sized>(ranks: &[i64], rng: &mut R) -> Option<usize> {
+        let best = *ranks.iter().max()?;
+        let tied = || ranks.iter().enumerate().filter(move |&(_, &r)| r == best).map(|(i, _)| i);
+        tied().nth(dist::index(rng, tied().count()))
+    }
+
     #[test]
     fn picks_the_freest_ce_and_breaks_ties_at_random() {
         let states = [
@@ -107,13 +107,14 @@ mod tests {
         assert_eq!(rank(&states[1], 10), 5);
         let ranks: Vec<i64> = states.iter().zip(slots).map(|(s, n)| rank(s, n)).collect();
         assert_eq!(ranks, [0, 5, 5]);
+        let mut kept = Ranks::new(ranks);
         let mut seen = [0; 3];
         for _ in 0..1000 {
-            seen[choose(&ranks, &mut rng).unwrap()] += 1;
+            seen[kept.choose(&mut rng).unwrap()] += 1;
         }
         assert_eq!(seen[0], 0);
         assert!(seen[1] > 400 && seen[2] > 400, "{seen:?}");
-        assert_eq!(choose(&[], &mut rng), None);
+        assert_eq!(Ranks::new(vec![]).choose(&mut rng), None);
     }
 
     #[test]

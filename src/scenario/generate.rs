@@ -82,7 +82,8 @@ pub fn scale_scenario(jobs: u64) -> String {
     let directors = ((slots + SLOTS_PER_DIRECTOR / 2) / SLOTS_PER_DIRECTOR).max(1);
     if directors > 1 {
         let _ = writeln!(s, "        // {directors} directors' worth of pilots (one per 100 000 slots).");
-        let _ = writeln!(s, "        director: (pilots_per_iteration: {}),", 40 * directors);
+        let per_director = crate::dirac::director::DirectorSettings::default().pilots_per_iteration;
+        let _ = writeln!(s, "        director: (pilots_per_iteration: {}),", per_director * directors as f64);
     }
     let _ = writeln!(s, "        groups: [");
     for (name, share, sharing, users, _, _) in GROUPS {
