@@ -1,11 +1,12 @@
 //! The scale benchmark (issue 13 items 1 and 6): per size of a generated week — `--kind dirac`
 //! (default), the DIRAC week of `scenario::generate` (`pilotsim generate scale`), or `--kind
 //! atlas`, the ATLAS week under PanDA of `scenario::generate_atlas` (`pilotsim generate atlas`)
-//! — the time of each phase of a run — load (parse + validate), simulate, check (invariants),
-//! write (every output) — the simulation's cost per event and per job (the event mix changes
-//! with size: a small grid keeps its pilots polling an empty queue, many cheap events per job;
-//! a large one matches most jobs as they arrive), and memory: the peak of the process,
-//! and the growth during the simulation per job.
+//! — the time of each phase of a run — load (parse + validate), build (the WMSs set up, every
+//! job drawn and tabled: `sim::build`), event loop (`sim::run_to_end`), check (invariants),
+//! write (every output) — the cost per event of the event loop, the simulation's (build and
+//! loop) per job (the event mix changes with size: a small grid keeps its pilots polling an
+//! empty queue, many cheap events per job; a large one matches most jobs as they arrive), and
+//! memory: the peak of the process, and the growth during the simulation per job.
 //!
 //! ```text
 //! cargo run --release --example scale -- [--kind dirac|atlas] [--sizes 1e4,1e5,1e6] [--runs 3] [--no-write] [--out DIR]
@@ -49,15 +50,15 @@ fn main() {
     match kind {
         Kind::Dirac => {
             println!(
-                "| jobs | events | load s | simulate s | ns/event | µs/job | check s | write s | whole s | peak MiB | sim bytes/job |"
+                "| jobs | events | load s | build s | event loop s | ns/event | µs/job | check s | write s | whole s | peak MiB | sim bytes/job |"
             );
-            println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+            println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         }
         Kind::Atlas => {
             println!(
-                "| --jobs | PanDA jobs | events | brokerage rows | transfers | load s | simulate s | ns/event | µs/job | check s | write s | whole s | peak MiB | sim bytes/job |"
+                "| --jobs | PanDA jobs | events | brokerage rows | transfers | load s | build s | event loop s | ns/event | µs/job | check s | write s | whole s | peak MiB | sim bytes/job |"
             );
-            println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+            println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         }
     }
     for jobs in sizes {
@@ -96,11 +97,12 @@ fn main() {
             Kind::Atlas => r0.jobs.max(1) as f64,
         };
         println!(
-            "{lead} {:.2} | {:.2} | {:.0} | {:.2} | {:.2} | {:.2} | {:.2} | {:.0} | {:.0} |",
+            "{lead} {:.2} | {:.2} | {:.2} | {:.0} | {:.2} | {:.2} | {:.2} | {:.2} | {:.0} | {:.0} |",
             med(&|r| r.load),
+            med(&|r| r.build),
             med(&|r| r.simulate),
             med(&|r| r.simulate * 1e9 / r.events as f64),
-            med(&|r| r.simulate * 1e6 / per_job),
+            med(&|r| (r.build + r.simulate) * 1e6 / per_job),
             med(&|r| r.check),
             med(&|r| r.write),
             med(&|r| r.whole),
@@ -159,7 +161,10 @@ fn one(kind: Kind, jobs: u64, out: Option<PathBuf>) {
     let load = t.elapsed().as_secs_f64();
     let s = &loaded.scenario;
     let t = Instant::now();
-    let world = pilotsim::sim::run(s, s.seed, |_, _| {}).unwrap_or_else(|p| fail(&format!("{p:?}")));
+    let mut world = pilotsim::sim::build(s, s.seed).unwrap_or_else(|p| fail(&format!("{p:?}")));
+    let build = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    pilotsim::sim::run_to_end(&mut world, |_, _| {});
     let simulate = t.elapsed().as_secs_f64();
     let after_sim = status_kib("VmHWM:");
     let t = Instant::now();
@@ -181,7 +186,7 @@ fn one(kind: Kind, jobs: u64, out: Option<PathBuf>) {
             pilotsim_version: pilotsim::VERSION,
             digest: world.core.digest.hex(),
             events,
-            wall_seconds: simulate,
+            wall_seconds: build + simulate,
             end: SimTime::ZERO + SimDuration::from_secs_f64(s.duration_s),
         };
         let mut finished = Finished { world, meta };
@@ -191,6 +196,7 @@ fn one(kind: Kind, jobs: u64, out: Option<PathBuf>) {
     }
     println!("events={events}");
     println!("load={load}");
+    println!("build={build}");
     println!("simulate={simulate}");
     println!("check={check}");
     println!("write={write}");
@@ -205,6 +211,7 @@ struct Row {
     brokerage_rows: u64,
     transfers: u64,
     load: f64,
+    build: f64,
     simulate: f64,
     check: f64,
     write: f64,
@@ -225,6 +232,7 @@ impl Row {
                 "brokerage_rows" => r.brokerage_rows = x as u64,
                 "transfers" => r.transfers = x as u64,
                 "load" => r.load = x,
+                "build" => r.build = x,
                 "simulate" => r.simulate = x,
                 "check" => r.check = x,
                 "write" => r.write = x,

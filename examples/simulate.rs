@@ -1,7 +1,9 @@
 //! Times the simulation alone (no outputs): `cargo run --release --example simulate -- FILE [RUNS]`.
-//! Prints each run's event-loop seconds and the median, with the event count and digest, so
-//! two builds can be compared on the same scenario (README "Performance").
+//! Prints each run's build seconds (`sim::build`: every job drawn and tabled) and event-loop
+//! seconds (`sim::run_to_end`), and the medians, with the event count and digest, so two builds
+//! can be compared on the same scenario (README "Performance").
 
+use std::io::Write;
 use std::time::Instant;
 
 fn main() {
@@ -19,17 +21,26 @@ fn main() {
         }
     };
     let s = &loaded.scenario;
-    let mut times = Vec::new();
+    let (mut builds, mut loops) = (Vec::new(), Vec::new());
+    // A closed pipe (`| head -1`) ends the output, not the process with a panic.
+    let mut out = std::io::stdout().lock();
     for _ in 0..runs {
         let t = Instant::now();
-        let w = pilotsim::sim::run(s, s.seed, |_, _| {}).expect("validated when loaded");
+        let mut w = pilotsim::sim::build(s, s.seed).expect("validated when loaded");
+        let build = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        pilotsim::sim::run_to_end(&mut w, |_, _| {});
         let secs = t.elapsed().as_secs_f64();
         let (events, digest) = summary(&w);
-        println!("{secs:.4} s  {events} events  digest {digest}");
-        times.push(secs);
+        let _ = writeln!(out, "{secs:.4} s  {events} events  digest {digest}  (build {build:.4} s)");
+        builds.push(build);
+        loops.push(secs);
     }
-    times.sort_by(f64::total_cmp);
-    println!("median {:.4} s over {runs} runs", times[runs / 2]);
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[runs / 2]
+    };
+    let _ = writeln!(out, "median {:.4} s over {runs} runs (build {:.4} s)", median(&mut loops), median(&mut builds));
 }
 
 fn summary(w: &pilotsim::sim::World) -> (u64, String) {

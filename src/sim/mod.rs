@@ -21,13 +21,22 @@ pub use world::{Core, Event, World};
 /// (every stream's group exists, every period is long enough to let time pass), so an
 /// invalid scenario gives its problems, never a panic or a run that never ends.
 pub fn run(scenario: &Scenario, seed: u64, progress: impl FnMut(SimTime, SimTime)) -> Result<World, Vec<Problem>> {
+    let mut world = build(scenario, seed)?;
+    run_to_end(&mut world, progress);
+    Ok(world)
+}
+
+/// The world of [`run`] before its first event: validated, its WMSs set up, every job drawn
+/// ([`workload::generate`]) and tabled. What the scale benchmark times as "build", apart from
+/// the event loop ([`run_to_end`]), whose cost per event it reports.
+pub fn build(scenario: &Scenario, seed: u64) -> Result<World, Vec<Problem>> {
     let problems = validate(scenario);
     if !problems.is_empty() {
         return Err(problems);
     }
     let rngs = RngStreams::new(seed);
     let setup = wms::setup(scenario, &rngs);
-    Ok(run_with(scenario, setup, &rngs, progress))
+    Ok(build_with(scenario, setup, &rngs))
 }
 
 /// Run a scenario with the given WMS instances (any implementation of [`wms::Wms`]). The
@@ -36,11 +45,22 @@ pub fn run_with(
     scenario: &Scenario,
     setup: wms::Setup,
     rngs: &RngStreams,
-    mut progress: impl FnMut(SimTime, SimTime),
+    progress: impl FnMut(SimTime, SimTime),
 ) -> World {
+    let mut world = build_with(scenario, setup, rngs);
+    run_to_end(&mut world, progress);
+    world
+}
+
+fn build_with(scenario: &Scenario, setup: wms::Setup, rngs: &RngStreams) -> World {
     let specs = workload::generate(&scenario.workload, rngs);
-    let mut world = World::new(scenario.clone(), specs, setup, rngs);
-    let end = SimTime::ZERO + SimDuration::from_secs_f64(scenario.duration_s);
+    World::new(scenario.clone(), specs, setup, rngs)
+}
+
+/// Handle every event of a built world up to its scenario's end, in 200 steps, calling
+/// `progress(now, end)` after each.
+pub fn run_to_end(world: &mut World, mut progress: impl FnMut(SimTime, SimTime)) {
+    let end = SimTime::ZERO + SimDuration::from_secs_f64(world.scenario.duration_s);
     let step = SimDuration::from_millis((end.as_millis() / 200).max(1));
     let mut t = SimTime::ZERO;
     while t < end {
@@ -48,7 +68,6 @@ pub fn run_with(
         world.run_until(t);
         progress(t, end);
     }
-    world
 }
 
 /// Invariants every run must satisfy; returns a description of each violation.
