@@ -91,7 +91,7 @@ pub struct Submission {
 pub fn poisson_mean(s: &DirectorSettings, tq: &TaskQueue, sum_priority: f64, sum_jobs: f64, max_cpu: f64) -> f64 {
     let per_priority = if sum_priority > 0.0 { s.pilots_per_iteration / sum_priority } else { 0.0 };
     let per_job = if sum_jobs > 0.0 { s.pilots_per_iteration / sum_jobs } else { 0.0 };
-    let boost = max_cpu / (tq.def.cpu_time as f64).max(s.lowest_cpu_boost_s);
+    let boost = max_cpu / (tq.head.cpu_time as f64).max(s.lowest_cpu_boost_s);
     (per_priority * tq.priority + per_job * f64::from(tq.n_jobs)) * boost
 }
 

@@ -90,14 +90,12 @@ pub struct Resource<'a> {
 pub fn tq_matches(def: &TqDefinition, r: &Resource, job_sharing: impl Fn(u32) -> bool) -> bool {
     let accepts = |list: &[u32], v: u32| list.is_empty() || list.binary_search(&v).is_ok();
     // Owner group (and DN unless the group has JOB_SHARING) for private pilots; pilot type.
+    if !identity_accepts(def.owner, def.group, r.identity, job_sharing) {
+        return false;
+    }
     let resource_type = match r.identity {
         PilotIdentity::Generic => None,
-        PilotIdentity::Private { owner, group } => {
-            if def.group != group || (!job_sharing(group) && def.owner != owner) {
-                return false;
-            }
-            Some(r.private_type)
-        }
+        PilotIdentity::Private { .. } => Some(r.private_type),
     };
     let pilot_type_ok =
         def.pilot_types.is_empty() || resource_type.is_some_and(|t| def.pilot_types.binary_search(&t).is_ok());
@@ -116,32 +114,62 @@ pub fn tq_matches(def: &TqDefinition, r: &Resource, job_sharing: impl Fn(u32) ->
             || def.job_types.iter().any(|t| r.job_types.binary_search(t).is_ok()))
 }
 
+/// The identity filter: a generic pilot takes any owner's TQ; a private one only its owner's
+/// in its group, or any of its group's if the group has JOB_SHARING.
+#[inline]
+fn identity_accepts(owner: u32, group: u32, identity: PilotIdentity, job_sharing: impl Fn(u32) -> bool) -> bool {
+    match identity {
+        PilotIdentity::Generic => true,
+        PilotIdentity::Private { owner: o, group: g } => group == g && (owner == o || job_sharing(g)),
+    }
+}
+
+/// [`tq_matches`] for a TQ, reading its definition only when it has a multi-valued requirement:
+/// without one, every list filter passes and what is left is in the TQ's own [`TqHead`].
+#[inline]
+pub fn tq_accepts(tq: &TaskQueue, r: &Resource, job_sharing: impl Fn(u32) -> bool) -> bool {
+    let h = &tq.head;
+    if h.has_lists {
+        return tq_matches(&tq.def, r, job_sharing);
+    }
+    identity_accepts(h.owner, h.group, r.identity, job_sharing) && h.setup == r.setup && h.cpu_time as f64 <= r.cpu_time
+}
+
 /// The index of the smallest `U_i / w_i` (one uniform per candidate, in order): the SQL
 /// `ORDER BY RAND()/w ASC LIMIT 1`.
 pub fn argmin_rand_over<R: Rng + ?Sized>(rng: &mut R, weights: impl IntoIterator<Item = f64>) -> Option<usize> {
-    let mut best: Option<(usize, f64)> = None;
-    for (i, w) in weights.into_iter().enumerate() {
-        let key = dist::uniform01(rng) / w;
-        if best.is_none_or(|(_, b)| key < b) {
-            best = Some((i, key));
-        }
-    }
-    best.map(|(i, _)| i)
+    argmin_rand_by(rng, weights.into_iter().enumerate(), |&(_, w)| w).map(|(i, _)| i)
 }
 
-/// Choose a TQ among the matching candidates, in the configured ordering.
+/// Choose a TQ among the matching candidates (in TQ-id order), in the configured ordering.
+/// `candidates` is walked once or twice, never collected (issue 13: this runs on every
+/// request for work).
 pub fn select_task_queue<'a, R: Rng + ?Sized>(
-    candidates: &[&'a TaskQueue],
+    candidates: impl Iterator<Item = &'a TaskQueue> + Clone,
     ordering: TqOrdering,
     rng: &mut R,
 ) -> Option<&'a TaskQueue> {
     let top = match ordering {
         TqOrdering::RandomPriority => 0,
-        TqOrdering::CpuThenRandomPriority => candidates.iter().map(|t| t.def.cpu_time).max()?,
+        TqOrdering::CpuThenRandomPriority => candidates.clone().map(|t| t.head.cpu_time).max()?,
     };
-    let pool = || candidates.iter().filter(move |t| t.def.cpu_time >= top);
-    let i = argmin_rand_over(rng, pool().map(|t| t.priority))?;
-    pool().nth(i).copied()
+    argmin_rand_by(rng, candidates.filter(move |t| t.head.cpu_time >= top), |t| t.priority)
+}
+
+/// [`argmin_rand_over`] returning the item rather than its index (the same draws).
+fn argmin_rand_by<T, R: Rng + ?Sized>(
+    rng: &mut R,
+    items: impl Iterator<Item = T>,
+    weight: impl Fn(&T) -> f64,
+) -> Option<T> {
+    let mut best: Option<(T, f64)> = None;
+    for item in items {
+        let key = dist::uniform01(rng) / weight(&item);
+        if best.as_ref().is_none_or(|(_, b)| key < *b) {
+            best = Some((item, key));
+        }
+    }
+    best.map(|(item, _)| item)
 }
 
 /// Choose a job inside a TQ: a UserPriority level by `RAND()/RealPriority` over its jobs
@@ -178,9 +206,8 @@ pub fn request_job<R: Rng + ?Sized>(
 ) -> Option<Match> {
     // An empty TQ (DIRAC 9 keeps one for 300 s) yields no job, and DIRAC tries the next in
     // the RAND()/Priority order: the first non-empty one, i.e. the argmin over non-empty TQs.
-    let candidates: Vec<&TaskQueue> =
-        db.iter().filter(|t| t.n_jobs > 0 && tq_matches(&t.def, resource, &job_sharing)).collect();
-    let tq = select_task_queue(&candidates, rules.ordering, rng)?;
+    let candidates = db.iter().filter(|t| t.n_jobs > 0 && tq_accepts(t, resource, &job_sharing));
+    let tq = select_task_queue(candidates, rules.ordering, rng)?;
     let job = select_job(tq, rules.jobs_per_level, rng)?;
     Some(Match { tq: tq.id, job })
 }
@@ -269,6 +296,58 @@ mod tests {
         assert!(tq_matches(&d, &r, |_| false));
         d.pilot_types.clear();
         assert!(tq_matches(&d, &r, |_| false), "a TQ without PilotTypes takes private pilots");
+    }
+
+    /// [`tq_accepts`] reads the TQ's head where it can: it must decide as [`tq_matches`] on the
+    /// whole definition, for every identity, JOB_SHARING, CPU time and list requirement.
+    #[test]
+    fn a_tqs_head_decides_as_its_definition() {
+        let mut rng = RngStreams::new(5).stream("test/head");
+        let mut pick = |n: u32| dist::index(&mut rng, n as usize) as u32;
+        let mut db = TaskQueueDb::new();
+        for i in 0..4000 {
+            let mut d = TqDefinition {
+                owner: pick(3),
+                group: pick(2),
+                setup: pick(2),
+                cpu_time: u64::from(pick(3)) * 5000,
+                ..Default::default()
+            };
+            // Half the definitions have no list at all (the head decides alone).
+            if pick(2) == 0 {
+                let private = pick(3) == 0;
+                let mut list = |n: u32| canonical((0..pick(3)).map(|_| pick(n)).collect());
+                d.sites = list(9);
+                d.banned_sites = list(9);
+                d.platforms = list(5);
+                d.grid_ces = list(80);
+                d.tags = list(8);
+                d.job_types = list(3);
+                d.pilot_types = if private { vec![PRIVATE] } else { vec![] };
+            }
+            db.insert_job(&d, i + 1, 1);
+            let id = db.iter().find(|t| *t.def == d).unwrap().id;
+            let tq = db.get(id).unwrap();
+            let tags = [5, 6];
+            let types = [1];
+            let r = Resource {
+                identity: if pick(2) == 0 {
+                    PilotIdentity::Generic
+                } else {
+                    PilotIdentity::Private { owner: pick(3), group: pick(2) }
+                },
+                setup: pick(2),
+                site: pick(9),
+                grid_ce: pick(80),
+                platform: pick(5),
+                cpu_time: f64::from(pick(5) * 2500),
+                job_types: if pick(2) == 0 { &[] } else { &types },
+                ..resource(&tags)
+            };
+            let sharing = pick(2) == 0;
+            let js = |_| sharing;
+            assert_eq!(tq_accepts(tq, &r, js), tq_matches(&d, &r, js), "{d:?} {r:?}");
+        }
     }
 
     /// Pr(i first) for `ORDER BY RAND()/p`, by numerical integration of reference §2.6's
@@ -376,10 +455,15 @@ mod tests {
         let all: Vec<&TaskQueue> = db.iter().collect();
         let mut rng = RngStreams::new(1).stream("test/cpu");
         for _ in 0..100 {
-            assert_eq!(select_task_queue(&all, TqOrdering::CpuThenRandomPriority, &mut rng).map(|t| t.id), Some(1));
+            assert_eq!(
+                select_task_queue(all.iter().copied(), TqOrdering::CpuThenRandomPriority, &mut rng).map(|t| t.id),
+                Some(1)
+            );
         }
         let by_prio = (0..100)
-            .filter(|_| select_task_queue(&all, TqOrdering::RandomPriority, &mut rng).map(|t| t.id) == Some(2))
+            .filter(|_| {
+                select_task_queue(all.iter().copied(), TqOrdering::RandomPriority, &mut rng).map(|t| t.id) == Some(2)
+            })
             .count();
         assert_eq!(by_prio, 100);
         let r = resource(&[]);

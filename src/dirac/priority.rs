@@ -139,9 +139,9 @@ pub struct EntityShares {
 pub fn owners_per_group<'a>(tqs: impl Iterator<Item = &'a TaskQueue>) -> BTreeMap<u32, Vec<u32>> {
     let mut out: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
     for tq in tqs {
-        let owners = out.entry(tq.def.group).or_default();
-        if let Err(pos) = owners.binary_search(&tq.def.owner) {
-            owners.insert(pos, tq.def.owner);
+        let owners = out.entry(tq.head.group).or_default();
+        if let Err(pos) = owners.binary_search(&tq.head.owner) {
+            owners.insert(pos, tq.head.owner);
         }
     }
     out
@@ -232,9 +232,9 @@ pub fn recalculate_entity_into<'s>(
     weighting: UserPriorityWeighting,
     scratch: &'s mut Scratch,
 ) -> &'s [(TqId, f64)] {
-    let in_group = db.iter().filter(|t| t.def.group == group);
-    let only_owner = !job_sharing && in_group.clone().filter(|t| t.def.owner == owner).nth(1).is_some();
-    let selected = |t: &TaskQueue| !only_owner || t.def.owner == owner;
+    let in_group = db.iter().filter(|t| t.head.group == group);
+    let only_owner = !job_sharing && in_group.clone().filter(|t| t.head.owner == owner).nth(1).is_some();
+    let selected = |t: &TaskQueue| !only_owner || t.head.owner == owner;
     compute_selected_into(in_group, selected, |_| job_sharing, shares, weighting, scratch)
 }
 
@@ -250,7 +250,7 @@ fn compute_selected_into<'a, 's>(
 ) -> &'s [(TqId, f64)] {
     let Scratch { owners, slots, tq_slots, entities, out, .. } = scratch;
     owners.clear();
-    owners.extend(tqs.clone().map(|tq| (tq.def.group, tq.def.owner)));
+    owners.extend(tqs.clone().map(|tq| (tq.head.group, tq.head.owner)));
     owners.sort_unstable();
     owners.dedup();
     // Each group's run of owners is its U_g; each owner gets the slot of its entity: the
@@ -276,7 +276,7 @@ fn compute_selected_into<'a, 's>(
             }
         }
     }
-    let slot = |tq: &TaskQueue| slots[owners.binary_search(&(tq.def.group, tq.def.owner)).expect("listed above")];
+    let slot = |tq: &TaskQueue| slots[owners.binary_search(&(tq.head.group, tq.head.owner)).expect("listed above")];
     let tqs = tqs.filter(|t| t.n_jobs > 0 && selected(t));
     let weight = |tq: &TaskQueue| match weighting {
         UserPriorityWeighting::Sum => tq.sum_real_priority,
@@ -478,15 +478,15 @@ mod tests {
         };
         let mut totals: BTreeMap<Entity, f64> = BTreeMap::new();
         for tq in db.iter().filter(|t| t.n_jobs > 0) {
-            *totals.entry(entity_of(tq.def.group, tq.def.owner, js(tq.def.group))).or_default() += weight(tq);
+            *totals.entry(entity_of(tq.head.group, tq.head.owner, js(tq.head.group))).or_default() += weight(tq);
         }
         let plain: Vec<(TqId, f64)> = db
             .iter()
             .filter(|t| t.n_jobs > 0)
             .map(|tq| {
-                let g = tq.def.group;
+                let g = tq.head.group;
                 let gs = s.group.get(&g).copied().unwrap_or(DEFAULT_GROUP_SHARE);
-                let e = entity_of(g, tq.def.owner, js(g));
+                let e = entity_of(g, tq.head.owner, js(g));
                 let es = match e {
                     Entity::Group(_) => gs,
                     Entity::User { group, owner } => {
@@ -656,7 +656,7 @@ mod tests {
                 let Some(d) = entity else { continue };
                 let before: Vec<(TqId, u64)> = db.iter().map(|t| (t.id, t.priority.to_bits())).collect();
                 recalculate(&mut db, d.group, d.owner, &js, &s, weighting);
-                let owned = db.iter().filter(|t| t.def.group == d.group && t.def.owner == d.owner).count();
+                let owned = db.iter().filter(|t| t.head.group == d.group && t.head.owner == d.owner).count();
                 let only_owner = !js.contains(&d.group) && owned > 1;
                 if only_owner {
                     owner_only += 1
@@ -665,7 +665,7 @@ mod tests {
                 }
                 let fresh = sum_identical_definitions(&db, &compute(db.iter(), |g| js.contains(&g), &s, weighting));
                 for (t, (id, old)) in db.iter().zip(before) {
-                    let set = t.n_jobs > 0 && t.def.group == d.group && (!only_owner || t.def.owner == d.owner);
+                    let set = t.n_jobs > 0 && t.head.group == d.group && (!only_owner || t.head.owner == d.owner);
                     let want = if set { fresh.iter().find(|f| f.0 == id).unwrap().1.to_bits() } else { old };
                     assert_eq!(t.priority.to_bits(), want, "job {job}, TQ {id}, set: {set}");
                 }

@@ -136,12 +136,44 @@ pub fn canonical(mut v: Vec<u32>) -> Vec<u32> {
     v
 }
 
+/// What the Matcher and the priority recalculation read of a TQ's definition for every TQ
+/// they walk, copied into the TQ (issue 13): the definition sits behind a pointer with its
+/// fields over four cache lines, and at 10⁶ jobs and more the walks of the 25-odd TQs on
+/// every request for work missed the caches on each of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TqHead {
+    pub owner: u32,
+    pub group: u32,
+    pub setup: u32,
+    pub cpu_time: u64,
+    /// The definition has a multi-valued requirement (sites, banned sites, platforms, CEs,
+    /// pilot types, tags, job types): the Matcher must read the definition itself.
+    pub has_lists: bool,
+}
+
+impl TqHead {
+    /// The head of `def`.
+    pub fn of(def: &TqDefinition) -> Self {
+        let lists =
+            [&def.sites, &def.banned_sites, &def.platforms, &def.grid_ces, &def.pilot_types, &def.tags, &def.job_types];
+        TqHead {
+            owner: def.owner,
+            group: def.group,
+            setup: def.setup,
+            cpu_time: def.cpu_time,
+            has_lists: lists.iter().any(|l| !l.is_empty()),
+        }
+    }
+}
+
 /// One task queue: its definition, its priority, and its waiting jobs by UserPriority level.
 #[derive(Debug, Clone)]
 pub struct TaskQueue {
     pub id: TqId,
     /// Shared with the index by definition: a new TQ of a known definition copies nothing.
     pub def: Arc<TqDefinition>,
+    /// The fields of `def` every walk over the TQs reads ([`TqHead`]).
+    pub head: TqHead,
     /// The definition's id in its [`TaskQueueDb`].
     pub def_id: DefId,
     /// Current priority (written by `dirac::priority`); a new TQ starts at 1 (reference §1.1).
@@ -328,6 +360,7 @@ impl TaskQueueDb {
                 ids.push(id);
                 let tq = TaskQueue {
                     id,
+                    head: TqHead::of(shared),
                     def: Arc::clone(shared),
                     def_id: d,
                     priority: 1.0,

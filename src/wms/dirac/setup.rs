@@ -50,8 +50,9 @@ pub struct Static {
     pub ce_name_id: Vec<u32>,
     pub ce_platform_id: Vec<u32>,
     pub ce_tags: Vec<Vec<u32>>,
-    /// Group id (interned) → JOB_SHARING.
-    pub job_sharing: BTreeMap<u32, bool>,
+    /// The group ids (interned) with JOB_SHARING, sorted: a slice of one or two, searched on
+    /// every TQ a private pilot's request walks.
+    pub job_sharing: Vec<u32>,
     /// Group id → JobShare, and no in-group factors: the shares the priorities use when share
     /// corrections are off, built once so that a recomputation allocates nothing.
     pub shares: EntityShares,
@@ -90,13 +91,17 @@ impl Static {
                 ces.push(ce.name.as_str());
             }
         }
-        let mut job_sharing = BTreeMap::new();
+        let mut job_sharing = Vec::new();
         let mut group_share = BTreeMap::new();
         for g in &d.groups {
             let id = names.id(&format!("group:{}", g.name));
-            job_sharing.insert(id, g.job_sharing());
+            if g.job_sharing() {
+                job_sharing.push(id);
+            }
             group_share.insert(id, g.job_share);
         }
+        job_sharing.sort_unstable();
+        job_sharing.dedup();
         let prefixed = |p: &str, v: &[String]| -> Vec<String> { v.iter().map(|x| format!("{p}:{x}")).collect() };
         let segments = &d.rules().cpu_segments;
         let stream_def = s
@@ -174,7 +179,7 @@ impl Static {
 
     /// True if group `g` has JOB_SHARING.
     pub fn is_job_sharing(&self, g: u32) -> bool {
-        self.job_sharing.get(&g).copied().unwrap_or(false)
+        self.job_sharing.binary_search(&g).is_ok()
     }
 }
 
