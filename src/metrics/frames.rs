@@ -48,7 +48,7 @@ pub fn jobs(run: &RunData) -> PolarsResult<DataFrame> {
     let w = run.streams;
     let j = run.jobs;
     let stream = |i: usize| &w[j[i].stream as usize];
-    let ce = |i: usize| j[i].ce.map(|c| ces[c as usize]);
+    let ce = |i: usize| j[i].ce().map(|c| ces[c as usize]);
     let cols = vec![
         col("job_id", j.iter().map(|x| x.id).collect::<Vec<u32>>()),
         col("stream", (0..j.len()).map(|i| stream(i).name.clone()).collect::<Vec<_>>()),
@@ -58,12 +58,12 @@ pub fn jobs(run: &RunData) -> PolarsResult<DataFrame> {
         col("cpu_time", (0..j.len()).map(|i| stream(i).cpu_time).collect::<Vec<_>>()),
         col("cpu_work", j.iter().map(|x| x.cpu_work).collect::<Vec<_>>()),
         col("submit_s", j.iter().map(|x| x.submitted.as_secs_f64()).collect::<Vec<_>>()),
-        col("match_s", j.iter().map(|x| secs(x.matched)).collect::<Vec<_>>()),
-        col("end_s", j.iter().map(|x| secs(x.ended)).collect::<Vec<_>>()),
+        col("match_s", j.iter().map(|x| secs(x.matched())).collect::<Vec<_>>()),
+        col("end_s", j.iter().map(|x| secs(x.ended())).collect::<Vec<_>>()),
         col("wait_s", j.iter().map(|x| x.wait_s()).collect::<Vec<_>>()),
         col("site", (0..j.len()).map(|i| ce(i).map(|c| c.1.to_string())).collect::<Vec<_>>()),
         col("ce", (0..j.len()).map(|i| ce(i).map(|c| c.0.to_string())).collect::<Vec<_>>()),
-        col("pilot_id", j.iter().map(|x| x.pilot).collect::<Vec<Option<u32>>>()),
+        col("pilot_id", j.iter().map(|x| x.pilot()).collect::<Vec<Option<u32>>>()),
         col("status", j.iter().map(|x| x.status.as_str()).collect::<Vec<_>>()),
         col("wms", j.iter().map(|x| run.wms_names[x.wms as usize].as_str()).collect::<Vec<_>>()),
     ];

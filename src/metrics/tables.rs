@@ -95,7 +95,7 @@ fn jobs_rows<'a>(run: &'a RunData, rows: Range<usize>) -> Vec<Column<'a>> {
     let w = run.streams;
     let j = &run.jobs[rows.clone()];
     let stream = || j.iter().map(|x| Some(x.stream));
-    let site = j.iter().map(|x| x.ce.and_then(|c| ce_site.get(c as usize).copied()));
+    let site = j.iter().map(|x| x.ce().and_then(|c| ce_site.get(c as usize).copied()));
     let cols = vec![
         Column::new("job_id", u32s(j.iter().map(|x| Some(x.id)))),
         Column::new("stream", coded(w.iter().map(|s| s.name.as_str()).collect(), stream())),
@@ -108,12 +108,12 @@ fn jobs_rows<'a>(run: &'a RunData, rows: Range<usize>) -> Vec<Column<'a>> {
         Column::new("cpu_time", f64s(j.iter().map(|x| w.get(x.stream as usize).map(|s| s.cpu_time)))),
         Column::new("cpu_work", f64s(j.iter().map(|x| Some(x.cpu_work)))),
         Column::new("submit_s", f64s(j.iter().map(|x| Some(x.submitted.as_secs_f64())))),
-        Column::new("match_s", f64s(j.iter().map(|x| secs(x.matched)))),
-        Column::new("end_s", f64s(j.iter().map(|x| secs(x.ended)))),
+        Column::new("match_s", f64s(j.iter().map(|x| secs(x.matched())))),
+        Column::new("end_s", f64s(j.iter().map(|x| secs(x.ended())))),
         Column::new("wait_s", f64s(j.iter().map(|x| x.wait_s()))),
         Column::new("site", coded(site_names(run), site)),
-        Column::new("ce", coded(ce_names, j.iter().map(|x| x.ce))),
-        Column::new("pilot_id", u32s(j.iter().map(|x| x.pilot))),
+        Column::new("ce", coded(ce_names, j.iter().map(|x| x.ce()))),
+        Column::new("pilot_id", u32s(j.iter().map(|x| x.pilot()))),
         Column::new("status", Values::Str(j.iter().map(|x| Some(x.status.as_str())).collect())),
         Column::new("wms", coded(wms_names(run), j.iter().map(|x| Some(u32::from(x.wms))))),
     ];

@@ -354,7 +354,7 @@ impl Factories {
 
     /// The index of the factory whose pilot ran `job`, if any.
     fn of_job(&self, job: &Job) -> Option<usize> {
-        job.pilot.and_then(|p| self.owner.get(p as usize).copied().flatten())
+        job.pilot().and_then(|p| self.owner.get(p as usize).copied().flatten())
     }
 }
 
@@ -367,7 +367,7 @@ fn throughput_chart(run: &RunData, f: &Factories) -> FactoryThroughput {
     let end_hours = run.meta.end.as_hours_f64();
     let mut ends: Vec<Vec<f64>> = vec![Vec::new(); f.list.len()];
     for j in run.jobs.iter().filter(|j| j.status == JobStatus::Done) {
-        if let (Some(i), Some(t)) = (f.of_job(j), j.ended) {
+        if let (Some(i), Some(t)) = (f.of_job(j), j.ended()) {
             ends[i].push(t.as_hours_f64());
         }
     }

@@ -141,20 +141,13 @@ struct Fixture {
 }
 
 fn job(id: u32, stream: u32, submitted: u64, matched: u64, ended: Option<u64>, pilot: u32) -> Job {
-    Job {
-        id,
-        stream,
-        submitted: SimTime::from_secs(submitted),
-        cpu_work: 100.0,
-        cores: 1,
-        wms: 0,
-        status: if ended.is_some() { JobStatus::Done } else { JobStatus::Running },
-        matched: Some(SimTime::from_secs(matched)),
-        ended: ended.map(SimTime::from_secs),
-        ce: Some(0),
-        pilot: Some(pilot),
-        fails: false,
-    }
+    let mut j = Job::new(id, stream, SimTime::from_secs(submitted), 100.0, 1, 0);
+    j.status = if ended.is_some() { JobStatus::Done } else { JobStatus::Running };
+    j.set_matched(Some(SimTime::from_secs(matched)));
+    j.set_ended(ended.map(SimTime::from_secs));
+    j.set_ce(Some(0));
+    j.set_pilot(Some(pilot));
+    j
 }
 
 fn stream(name: &str, kind: JobKind) -> StreamInfo {

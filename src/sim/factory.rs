@@ -454,7 +454,7 @@ impl World {
 
     /// Job `j` leaves a slot of factory `i`'s pilot now: count the time it held it.
     fn count_busy(&mut self, i: usize, j: JobId) {
-        if let Some(m) = self.core.jobs[job_index(j)].matched {
+        if let Some(m) = self.core.jobs[job_index(j)].matched() {
             self.factories.list[i].stats.busy_s += (self.core.now() - m).as_secs_f64();
         }
     }

@@ -113,7 +113,7 @@ impl Factories {
             .iter()
             .enumerate()
             .map(|(i, f)| {
-                let mine = |j: &&Job| j.pilot.and_then(|p| owners[p as usize]) == Some(i as u32);
+                let mine = |j: &&Job| j.pilot().and_then(|p| owners[p as usize]) == Some(i as u32);
                 let mut waits = [Vec::new(), Vec::new()];
                 let mut slowdowns = [Vec::new(), Vec::new()];
                 let mut job_s = Vec::new();
@@ -122,7 +122,7 @@ impl Factories {
                 let tpw = f.steps.1.as_secs_f64();
                 for j in jobs.iter().filter(mine) {
                     let k = kind_index(streams[j.stream as usize].kind);
-                    if let Some(m) = j.matched {
+                    if let Some(m) = j.matched() {
                         waits[k].push((m - j.submitted).as_secs_f64());
                         if j.status == JobStatus::Running {
                             busy_s += (end - m).as_secs_f64();
@@ -131,7 +131,7 @@ impl Factories {
                     if j.status != JobStatus::Done {
                         continue;
                     }
-                    let (Some(m), Some(e), Some(c)) = (j.matched, j.ended, j.ce) else { continue };
+                    let (Some(m), Some(e), Some(c)) = (j.matched(), j.ended(), j.ce()) else { continue };
                     let alone = j.cpu_work / grid.ces[c as usize].cpu_power;
                     job_s.push(alone);
                     if alone + tpw > 0.0 {

@@ -84,12 +84,12 @@ pub fn check_invariants(w: &World) -> Vec<String> {
     for j in &c.jobs {
         let ok = match j.status {
             JobStatus::Pending => j.submitted > now || now == SimTime::ZERO,
-            JobStatus::Waiting => j.matched.is_none() && j.pilot.is_none(),
+            JobStatus::Waiting => j.matched().is_none() && j.pilot().is_none(),
             JobStatus::Running => {
-                j.matched.is_some() && j.ended.is_none() && j.pilot.is_some_and(|p| c.grid.pilot(p).runs(j.id))
+                j.matched().is_some() && j.ended().is_none() && j.pilot().is_some_and(|p| c.grid.pilot(p).runs(j.id))
             }
-            JobStatus::Done | JobStatus::Failed => j.matched.is_some() && j.ended.is_some(),
-            JobStatus::Cancelled => j.matched.is_none() && j.pilot.is_none() && j.ended.is_some(),
+            JobStatus::Done | JobStatus::Failed => j.matched().is_some() && j.ended().is_some(),
+            JobStatus::Cancelled => j.matched().is_none() && j.pilot().is_none() && j.ended().is_some(),
         };
         if !ok {
             bad.push(format!("job {} is {} with inconsistent times {j:?}", j.id, j.status.as_str()));

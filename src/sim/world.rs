@@ -58,7 +58,7 @@ impl Event {
             Event::PilotAborted(p) => (6, u64::from(p)),
             Event::PilotAsks(p) => (8, u64::from(p)),
             // A stale end (of a run that was requeued) may find the job without a pilot.
-            Event::JobEnd(j) => (9, jobs[job_index(j)].pilot.map_or(0, u64::from)),
+            Event::JobEnd(j) => (9, jobs[job_index(j)].pilot().map_or(0, u64::from)),
             Event::AccountingSnapshot => (10, 0),
             Event::Link { link, .. } => (11, u64::from(link)),
             Event::Factory { kind, id } => (FACTORY_CODE | u64::from(kind), u64::from(id)),
@@ -162,20 +162,7 @@ impl World {
             .enumerate()
             .map(|(i, s)| {
                 let id = i as JobId + 1;
-                Job {
-                    id,
-                    stream: s.stream,
-                    submitted: s.submitted,
-                    cpu_work: s.cpu_work,
-                    cores: 1,
-                    wms: setup.streams[s.stream as usize].wms,
-                    status: JobStatus::Pending,
-                    matched: None,
-                    ended: None,
-                    ce: None,
-                    pilot: None,
-                    fails: false,
-                }
+                Job::new(id, s.stream, s.submitted, s.cpu_work, 1, setup.streams[s.stream as usize].wms)
             })
             .collect();
         let warmup = SimTime::ZERO + SimDuration::from_secs_f64(scenario.output.warmup_s);
@@ -367,20 +354,20 @@ impl World {
             return; // a run requeued or slowed down since this end was planned
         }
         let job = &core.jobs[job_index(j)];
-        let Some(p) = job.pilot else { return };
+        let Some(p) = job.pilot() else { return };
         if !core.grid.end_job(p, j, job.cores) {
             return; // killed with its pilot meanwhile
         }
         let stream = job.stream as usize;
-        let power = core.grid.ces[job.ce.expect("ran somewhere") as usize].cpu_power;
+        let power = core.grid.ces[job.ce().expect("ran somewhere") as usize].cpu_power;
         // The draw is made for every job, so a job its WMS marked failing draws like any other.
         let drawn = dist::bernoulli(&mut core.job_failure[stream], core.streams[stream].failure_probability);
         let job = &mut core.jobs[job_index(j)];
         let fails = drawn || job.fails;
         // Cut short at the walltime limit: its CPU work is not done.
-        let killed = now - job.matched.expect("started") < SimDuration::from_secs_f64(job.cpu_work / power);
+        let killed = now - job.matched().expect("started") < SimDuration::from_secs_f64(job.cpu_work / power);
         job.status = if fails || killed { JobStatus::Failed } else { JobStatus::Done };
-        job.ended = Some(now);
+        job.set_ended(Some(now));
         let w = job.wms;
         core.job_stopped(now, j);
         core.caller = w;
@@ -453,9 +440,9 @@ impl Core {
         self.void_job_end(j);
         let job = &mut self.jobs[job_index(j)];
         job.status = JobStatus::Waiting;
-        job.matched = None;
-        job.ce = None;
-        job.pilot = None;
+        job.set_matched(None);
+        job.set_ce(None);
+        job.set_pilot(None);
         let e = self.entities.of_stream[job.stream as usize];
         self.recorder.job_waiting(e);
     }
@@ -496,9 +483,9 @@ impl Core {
         let power = self.grid.ces[c as usize].cpu_power;
         let job = &mut self.jobs[job_index(j)];
         job.status = JobStatus::Running;
-        job.matched = Some(now);
-        job.ce = Some(c);
-        job.pilot = Some(p);
+        job.set_matched(Some(now));
+        job.set_ce(Some(c));
+        job.set_pilot(Some(p));
         // A job longer than the pilot's remaining walltime (possible when its CPUTime is
         // above what the pilot has left) is killed by the batch system at the limit.
         let duration = SimDuration::from_secs_f64(job.cpu_work / power);
@@ -515,7 +502,7 @@ impl Core {
     /// A running job stopped (its status is final): the accounting and the recorder learn it.
     fn job_stopped(&mut self, now: SimTime, j: JobId) {
         let job = &self.jobs[job_index(j)];
-        let power = self.grid.ces[job.ce.expect("ran somewhere") as usize].cpu_power;
+        let power = self.grid.ces[job.ce().expect("ran somewhere") as usize].cpu_power;
         let entities = self.entities.of_stream[job.stream as usize];
         self.accounting.job_ended(now, entities);
         self.recorder.job_ended(now, entities, power);
@@ -549,7 +536,7 @@ impl Core {
                 Transition::JobKilled(p, j) => {
                     let job = &mut self.jobs[job_index(j)];
                     job.status = JobStatus::Failed;
-                    job.ended = Some(now);
+                    job.set_ended(Some(now));
                     self.job_stopped(now, j);
                     self.news.push_back((self.grid.pilot(p).wms, News::JobEnded(p, j)));
                 }
@@ -614,20 +601,9 @@ impl Ctx for Core {
             self.violations
                 .push(format!("WMS {} created job {id} in stream {stream}, which is WMS {wms}'s", self.caller));
         }
-        self.jobs.push(Job {
-            id,
-            stream,
-            submitted: self.now,
-            cpu_work,
-            cores: cores.max(1),
-            wms: self.caller,
-            status: JobStatus::Waiting,
-            matched: None,
-            ended: None,
-            ce: None,
-            pilot: None,
-            fails: false,
-        });
+        let mut job = Job::new(id, stream, self.now, cpu_work, cores.max(1), self.caller);
+        job.status = JobStatus::Waiting;
+        self.jobs.push(job);
         self.recorder.job_waiting(self.entities.of_stream[stream as usize]);
         if let Some(n) = self.submitted_per_wms.get_mut(self.caller as usize) {
             *n += 1;
@@ -653,7 +629,7 @@ impl Ctx for Core {
             return false;
         }
         job.status = JobStatus::Cancelled;
-        job.ended = Some(self.now);
+        job.set_ended(Some(self.now));
         let e = self.entities.of_stream[job.stream as usize];
         self.recorder.job_left_waiting(e);
         true

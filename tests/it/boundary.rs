@@ -72,7 +72,7 @@ fn dirac_and_a_push_wms_share_one_grid() {
         let jobs: Vec<_> = w.core.jobs.iter().filter(|j| j.stream == stream).collect();
         assert!(jobs.iter().all(|j| j.wms == wms && j.status == JobStatus::Done), "stream {stream}");
         // Each job ran in a pilot of its own WMS.
-        assert!(jobs.iter().all(|j| w.core.grid.pilot(j.pilot.unwrap()).wms == wms));
+        assert!(jobs.iter().all(|j| w.core.grid.pilot(j.pilot().unwrap()).wms == wms));
     }
     let by = |wms| w.core.grid.pilots.iter().filter(|p| p.wms == wms).count();
     assert!(by(0) > 0 && by(1) >= 60, "DIRAC {} pilots, push {}", by(0), by(1));
@@ -161,11 +161,11 @@ fn a_misbehaving_wms_cannot_break_the_world() {
         .core
         .jobs
         .iter()
-        .filter(|j| j.status == JobStatus::Failed && j.ended.is_some_and(|t| t.as_millis() % 3_600_000 == 0))
+        .filter(|j| j.status == JobStatus::Failed && j.ended().is_some_and(|t| t.as_millis() % 3_600_000 == 0))
         .collect();
     assert!(!killed.is_empty(), "the hourly cancellation killed running jobs");
     for j in &killed {
-        assert_eq!(w.core.grid.pilot(j.pilot.unwrap()).status, PilotStatus::Cancelled);
+        assert_eq!(w.core.grid.pilot(j.pilot().unwrap()).status, PilotStatus::Cancelled);
     }
     // Every pilot the rogue answered wrongly ended (none holds its slot until the end).
     let stranded = w.core.grid.pilots.iter().filter(|p| p.status == PilotStatus::Running && p.running.is_empty());

@@ -40,7 +40,7 @@ fn jobs_go_through_panda_states_in_order() {
             assert!(seq.windows(2).all(|w| w[0] <= w[1]), "job {} states out of order: {x:?}", j.job);
             assert_eq!(jobs[j.job as usize - 1].status, JobStatus::Done);
             // The payload ended when the pilot reported; the Adder's cycle (60 s) takes it on.
-            let world_end = jobs[j.job as usize - 1].ended.expect("ended");
+            let world_end = jobs[j.job as usize - 1].ended().expect("ended");
             assert_eq!(x.holding, Some(world_end), "job {}", j.job);
             let held = x.transferring.unwrap() - world_end;
             assert!(held > SimDuration::ZERO && held <= SimDuration::from_secs(60), "job {}: {held:?}", j.job);
@@ -179,7 +179,7 @@ fn replayed_records_run_for_their_recorded_time_and_end_as_recorded() {
     for j in &t.jobs {
         assert_eq!(j.task, replay_task, "one synthetic task");
         let world = &jobs[j.job as usize - 1];
-        let (m, e) = (world.matched.unwrap(), world.ended.unwrap());
+        let (m, e) = (world.matched().unwrap(), world.ended().unwrap());
         // The record behind it: the jobs.parquet column `recorded_pandaid`.
         let pandaid = pandaids[j.job as usize - 1].expect("a replayed job");
         let rec = recs.iter().find(|r| r.pandaid == pandaid).expect("a record");

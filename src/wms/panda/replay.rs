@@ -249,7 +249,7 @@ pub(super) fn summary(w: &PandaWms, jobs: &[Job]) -> serde_json::Value {
                 sim_a.push((run - a).as_secs_f64());
             }
             let wj = &jobs[crate::ids::job_index(x.job)];
-            if let (Some(m), Some(e)) = (wj.matched, wj.ended) {
+            if let (Some(m), Some(e)) = (wj.matched(), wj.ended()) {
                 sim_w.push((e - m).as_secs_f64());
             }
         }
