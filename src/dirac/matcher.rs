@@ -107,11 +107,8 @@ pub fn tq_matches(def: &TqDefinition, r: &Resource, job_sharing: impl Fn(u32) ->
         && accepts(&def.grid_ces, r.grid_ce)
         && accepts(&def.platforms, r.platform)
         && def.tags.iter().all(|t| r.tags.binary_search(t).is_ok())
-        // Reference §1.3 item 4: skipped when the resource gives none; else the TQ has no
-        // restriction or shares a value with the resource.
-        && (r.job_types.is_empty()
-            || def.job_types.is_empty()
-            || def.job_types.iter().any(|t| r.job_types.binary_search(t).is_ok()))
+        // Reference §1.3 item 4: skipped when the resource gives none.
+        && (r.job_types.is_empty() || job_types_accept(&def.job_types, r.job_types))
 }
 
 /// The identity filter: a generic pilot takes any owner's TQ; a private one only its owner's
@@ -124,15 +121,26 @@ fn identity_accepts(owner: u32, group: u32, identity: PilotIdentity, job_sharing
     }
 }
 
-/// [`tq_matches`] for a TQ, reading its definition only when it has a multi-valued requirement:
-/// without one, every list filter passes and what is left is in the TQ's own [`TqHead`].
+/// [`tq_matches`] for a TQ, reading its definition only when it has a requirement on the
+/// resource's place or kind ([`has_lists`](super::taskqueue::TqHead::has_lists)) or the resource
+/// names job types: otherwise every list filter passes and what is left is in the TQ's own
+/// [`TqHead`](super::taskqueue::TqHead).
 #[inline]
 pub fn tq_accepts(tq: &TaskQueue, r: &Resource, job_sharing: impl Fn(u32) -> bool) -> bool {
     let h = &tq.head;
     if h.has_lists {
         return tq_matches(&tq.def, r, job_sharing);
     }
-    identity_accepts(h.owner, h.group, r.identity, job_sharing) && h.setup == r.setup && h.cpu_time as f64 <= r.cpu_time
+    identity_accepts(h.owner, h.group, r.identity, job_sharing)
+        && h.setup == r.setup
+        && h.cpu_time as f64 <= r.cpu_time
+        && (r.job_types.is_empty() || job_types_accept(&tq.def.job_types, r.job_types))
+}
+
+/// Reference §1.3 item 4: a TQ without a `JobType` restriction, or sharing a value with the
+/// resource's (which names some).
+fn job_types_accept(tq_types: &[u32], resource_types: &[u32]) -> bool {
+    tq_types.is_empty() || tq_types.iter().any(|t| resource_types.binary_search(t).is_ok())
 }
 
 /// The index of the smallest `U_i / w_i` (one uniform per candidate, in order): the SQL
@@ -305,6 +313,7 @@ mod tests {
         let mut rng = RngStreams::new(5).stream("test/head");
         let mut pick = |n: u32| dist::index(&mut rng, n as usize) as u32;
         let mut db = TaskQueueDb::new();
+        let mut head_alone = 0;
         for i in 0..4000 {
             let mut d = TqDefinition {
                 owner: pick(3),
@@ -313,18 +322,18 @@ mod tests {
                 cpu_time: u64::from(pick(3)) * 5000,
                 ..Default::default()
             };
-            // Half the definitions have no list at all (the head decides alone).
-            if pick(2) == 0 {
-                let private = pick(3) == 0;
-                let mut list = |n: u32| canonical((0..pick(3)).map(|_| pick(n)).collect());
-                d.sites = list(9);
-                d.banned_sites = list(9);
-                d.platforms = list(5);
-                d.grid_ces = list(80);
-                d.tags = list(8);
-                d.job_types = list(3);
-                d.pilot_types = if private { vec![PRIVATE] } else { vec![] };
-            }
+            // Each list is set in a third of the definitions, so that many have none, or only
+            // job types (the head decides alone), and the others each kind of list.
+            let private = pick(3) == 0;
+            let mut list =
+                |n: u32| if pick(3) == 0 { canonical((0..=pick(2)).map(|_| pick(n)).collect()) } else { vec![] };
+            d.sites = list(9);
+            d.banned_sites = list(9);
+            d.platforms = list(5);
+            d.grid_ces = list(80);
+            d.tags = list(8);
+            d.job_types = list(3);
+            d.pilot_types = if private { vec![PRIVATE] } else { vec![] };
             db.insert_job(&d, i + 1, 1);
             let id = db.iter().find(|t| *t.def == d).unwrap().id;
             let tq = db.get(id).unwrap();
@@ -347,7 +356,9 @@ mod tests {
             let sharing = pick(2) == 0;
             let js = |_| sharing;
             assert_eq!(tq_accepts(tq, &r, js), tq_matches(&d, &r, js), "{d:?} {r:?}");
+            head_alone += usize::from(!tq.head.has_lists);
         }
+        assert!(head_alone > 200, "the head decided alone only {head_alone} times");
     }
 
     /// Pr(i first) for `ORDER BY RAND()/p`, by numerical integration of reference §2.6's

@@ -146,16 +146,17 @@ pub struct TqHead {
     pub group: u32,
     pub setup: u32,
     pub cpu_time: u64,
-    /// The definition has a multi-valued requirement (sites, banned sites, platforms, CEs,
-    /// pilot types, tags, job types): the Matcher must read the definition itself.
+    /// The definition has a multi-valued requirement on the resource's place or kind (sites,
+    /// banned sites, platforms, CEs, pilot types, tags): the Matcher must read the definition
+    /// itself. Job types are not counted: every definition has one, and the Matcher looks at
+    /// them only when the resource names types (a pilot factory's fetch), never for a pilot.
     pub has_lists: bool,
 }
 
 impl TqHead {
     /// The head of `def`.
     pub fn of(def: &TqDefinition) -> Self {
-        let lists =
-            [&def.sites, &def.banned_sites, &def.platforms, &def.grid_ces, &def.pilot_types, &def.tags, &def.job_types];
+        let lists = [&def.sites, &def.banned_sites, &def.platforms, &def.grid_ces, &def.pilot_types, &def.tags];
         TqHead {
             owner: def.owner,
             group: def.group,
