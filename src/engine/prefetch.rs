@@ -9,6 +9,9 @@
 
 /// Ask for the cache lines of `value` (its first and its last byte, which cover every record
 /// of up to two lines) to be loaded into every cache level. A no-op off x86-64.
+///
+/// A record that is one aligned line (a `Job`) is asked for once: a second prefetch of a line
+/// already on its way still takes a slot of the CPU's few miss buffers.
 #[inline(always)]
 pub fn prefetch<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]
@@ -16,17 +19,24 @@ pub fn prefetch<T>(value: &T) {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
         let first = (value as *const T).cast::<i8>();
         let last = first.wrapping_add(size_of::<T>().saturating_sub(1));
+        let one_line = size_of::<T>() <= LINE && align_of::<T>() >= LINE;
         // SAFETY: PREFETCHT0 is only a hint: it never faults, reads nothing into the program
         // and writes nothing, whatever the address; both addresses lie inside `value` anyway.
         // SSE, which the intrinsic's `target_feature` names, is part of every x86-64 CPU.
         unsafe {
             _mm_prefetch::<_MM_HINT_T0>(first);
-            _mm_prefetch::<_MM_HINT_T0>(last);
+            if !one_line {
+                _mm_prefetch::<_MM_HINT_T0>(last);
+            }
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = value;
 }
+
+/// The cache line of x86-64 CPUs.
+#[cfg(target_arch = "x86_64")]
+const LINE: usize = 64;
 
 #[cfg(test)]
 mod tests {
