@@ -20,4 +20,4 @@ pub use digest::Digest;
 pub use prefetch::prefetch;
 pub use queue::EventQueue;
 pub use rng::{RngStreams, SimRng};
-pub use time::{SimDuration, SimTime};
+pub use time::{OptTime, SimDuration, SimTime};

@@ -14,6 +14,30 @@ use std::ops::{Add, AddAssign, Sub};
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct SimTime(pub u64);
 
+/// A time or none, in 8 bytes where `Option<SimTime>` takes 16: `u64::MAX`, a time no run
+/// reaches (every run ends at its scenario's duration), stands for none. For the fields of the
+/// records a large run keeps millions of (a job's or a pilot's start and end: issue 13).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OptTime(u64);
+
+impl OptTime {
+    pub const NONE: OptTime = OptTime(u64::MAX);
+
+    pub fn new(t: Option<SimTime>) -> Self {
+        match t {
+            Some(t) => {
+                debug_assert!(t.0 != u64::MAX, "the end of time is nobody's start or end");
+                OptTime(t.0)
+            }
+            None => Self::NONE,
+        }
+    }
+
+    pub fn get(self) -> Option<SimTime> {
+        (self != Self::NONE).then_some(SimTime(self.0))
+    }
+}
+
 /// A length of simulated time in whole milliseconds (never negative).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct SimDuration(pub u64);

@@ -19,7 +19,7 @@
 use std::collections::VecDeque;
 
 use super::config::{Ce, Site};
-use super::pilot::{Pilot, PilotShape, PilotStatus, RunningJobs};
+use super::pilot::{Pilot, PilotShape, PilotStatus};
 use crate::engine::{RngStreams, SimDuration, SimRng, SimTime, dist};
 use crate::ids::{CeId, JobId, PilotId, SiteId, WmsId};
 
@@ -181,20 +181,7 @@ impl Grid {
         } else {
             (cfg.pilot_wait.sample(&mut rng.wait), GridEvent::PilotReachesBatch(id))
         };
-        self.pilots.push(Pilot {
-            id,
-            ce,
-            wms,
-            cores: shape.cores,
-            status: PilotStatus::Submitted,
-            submitted: now,
-            started: None,
-            ended: None,
-            jobs_run: 0,
-            stuck,
-            running: RunningJobs::default(),
-            free_cores: shape.cores,
-        });
+        self.pilots.push(Pilot::new(id, ce, wms, shape.cores, now, stuck));
         self.state[c].waiting += 1;
         Ok((id, now + SimDuration::from_secs_f64(delay), event))
     }
@@ -251,7 +238,7 @@ impl Grid {
             return false;
         }
         pilot.status = status;
-        pilot.ended = Some(now);
+        pilot.set_ended(Some(now));
         self.state[pilot.ce as usize].waiting -= 1;
         true
     }
@@ -269,7 +256,7 @@ impl Grid {
         st.running += 1;
         st.busy += pilot.cores;
         pilot.status = PilotStatus::Running;
-        pilot.started = Some(now);
+        pilot.set_started(Some(now));
         out.push(Transition::Started(p));
         let fails = dist::bernoulli(&mut self.rng[c].failure, self.ces[c].pilot_failure_probability);
         if fails {
@@ -289,7 +276,7 @@ impl Grid {
         debug_assert!(pilot.running.is_empty(), "pilot {p} ends with jobs running");
         let c = pilot.ce as usize;
         pilot.status = status;
-        pilot.ended = Some(now);
+        pilot.set_ended(Some(now));
         let st = &mut self.state[c];
         st.busy -= pilot.cores;
         st.running -= 1;
@@ -316,7 +303,7 @@ impl Grid {
     /// When the batch system kills a running pilot: its start plus the CE's walltime limit.
     pub fn walltime_limit(&self, p: PilotId) -> SimTime {
         let pilot = &self.pilots[p as usize];
-        pilot.started.expect("running") + self.ce_walltime[pilot.ce as usize]
+        pilot.started().expect("running") + self.ce_walltime[pilot.ce as usize]
     }
 
     /// Job `j` starts in pilot `p` on `cores` of its free cores; false if they are not free.

@@ -2,7 +2,7 @@
 //! submitted a pilot is its `wms`; what that WMS attaches to it (DIRAC's task queue, its
 //! generic or private identity) lives in the WMS's own tables.
 
-use crate::engine::SimTime;
+use crate::engine::{OptTime, SimTime};
 use crate::ids::{CeId, JobId, PilotId, WmsId};
 
 /// Pilot states (DIRAC's PilotStatus names, reference `dirac.md` §4.3; every WMS's pilots
@@ -58,30 +58,71 @@ impl Default for PilotShape {
     }
 }
 
-/// One pilot.
+/// One pilot: 64 bytes on one cache line (issue 13: a job's end and every pilot event read it
+/// from a table of millions; at 96 bytes it spanned two lines). Its start and end are stored
+/// as [`OptTime`]s, read through [`Pilot::started`] and [`Pilot::ended`].
 #[derive(Debug, Clone)]
+#[repr(align(64))]
 pub struct Pilot {
     pub id: PilotId,
     pub ce: CeId,
-    /// The WMS instance that submitted it and answers its requests for work.
-    pub wms: WmsId,
     /// Slots it holds while running.
     pub cores: u32,
-    pub status: PilotStatus,
-    pub submitted: SimTime,
-    pub started: Option<SimTime>,
-    pub ended: Option<SimTime>,
     /// Jobs it started.
     pub jobs_run: u32,
-    /// The middleware will leave it Waiting for ever.
-    pub stuck: bool,
-    /// The jobs it is running now, in start order.
-    pub running: RunningJobs,
     /// Cores not used by its running jobs.
     pub free_cores: u32,
+    /// The WMS instance that submitted it and answers its requests for work.
+    pub wms: WmsId,
+    pub status: PilotStatus,
+    /// The middleware will leave it Waiting for ever.
+    pub stuck: bool,
+    pub submitted: SimTime,
+    started: OptTime,
+    ended: OptTime,
+    /// The jobs it is running now, in start order.
+    pub running: RunningJobs,
 }
 
+const _: () = assert!(size_of::<Pilot>() == 64, "a pilot record is one cache line");
+
 impl Pilot {
+    /// A pilot just submitted at `submitted` (status Submitted): no job, every core free.
+    pub fn new(id: PilotId, ce: CeId, wms: WmsId, cores: u32, submitted: SimTime, stuck: bool) -> Self {
+        Pilot {
+            id,
+            ce,
+            cores,
+            jobs_run: 0,
+            free_cores: cores,
+            wms,
+            status: PilotStatus::Submitted,
+            stuck,
+            submitted,
+            started: OptTime::NONE,
+            ended: OptTime::NONE,
+            running: RunningJobs::default(),
+        }
+    }
+
+    /// When it started running (reached a batch slot).
+    pub fn started(&self) -> Option<SimTime> {
+        self.started.get()
+    }
+
+    pub fn set_started(&mut self, t: Option<SimTime>) {
+        self.started = OptTime::new(t);
+    }
+
+    /// When it ended.
+    pub fn ended(&self) -> Option<SimTime> {
+        self.ended.get()
+    }
+
+    pub fn set_ended(&mut self, t: Option<SimTime>) {
+        self.ended = OptTime::new(t);
+    }
+
     /// True if it runs job `j` now.
     pub fn runs(&self, j: JobId) -> bool {
         self.running.contains(j)
@@ -90,11 +131,13 @@ impl Pilot {
 
 /// The jobs a pilot runs, in start order: the first one inline, so that a single-core pilot
 /// (every DIRAC pilot) never allocates nor follows a pointer at a job's start and end; the
-/// others, of a multi-core pilot, in a vector.
+/// others, of a multi-core pilot, in a boxed vector (16 bytes in all, so that a [`Pilot`] is
+/// one cache line); `rest` is `None` whenever it would be empty.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RunningJobs {
     first: Option<JobId>,
-    rest: Vec<JobId>,
+    #[expect(clippy::box_collection, reason = "8 bytes in the pilot's line where a Vec takes 24")]
+    rest: Option<Box<Vec<JobId>>>,
 }
 
 impl RunningJobs {
@@ -103,31 +146,38 @@ impl RunningJobs {
         if self.first.is_none() {
             self.first = Some(j);
         } else {
-            self.rest.push(j);
+            self.rest.get_or_insert_default().push(j);
         }
     }
 
     /// Remove a job that ended; false if it was not running here.
     pub fn remove(&mut self, j: JobId) -> bool {
-        if self.first == Some(j) {
-            self.first = if self.rest.is_empty() { None } else { Some(self.rest.remove(0)) };
+        let rest = self.rest.as_deref_mut();
+        let found = if self.first == Some(j) {
+            self.first = rest.map(|r| r.remove(0));
             true
-        } else if let Some(i) = self.rest.iter().position(|&x| x == j) {
-            self.rest.remove(i);
+        } else if let Some(r) = rest
+            && let Some(i) = r.iter().position(|&x| x == j)
+        {
+            r.remove(i);
             true
         } else {
             false
+        };
+        if self.rest.as_ref().is_some_and(|r| r.is_empty()) {
+            self.rest = None;
         }
+        found
     }
 
     /// True if job `j` runs here.
     pub fn contains(&self, j: JobId) -> bool {
-        self.first == Some(j) || self.rest.contains(&j)
+        self.first == Some(j) || self.rest().contains(&j)
     }
 
     /// Number of jobs running.
     pub fn len(&self) -> usize {
-        usize::from(self.first.is_some()) + self.rest.len()
+        usize::from(self.first.is_some()) + self.rest().len()
     }
 
     /// True when no job runs.
@@ -137,7 +187,11 @@ impl RunningJobs {
 
     /// The jobs, in start order.
     pub fn iter(&self) -> impl Iterator<Item = JobId> + '_ {
-        self.first.into_iter().chain(self.rest.iter().copied())
+        self.first.into_iter().chain(self.rest().iter().copied())
+    }
+
+    fn rest(&self) -> &[JobId] {
+        self.rest.as_deref().map_or(&[], |r| r.as_slice())
     }
 }
 
@@ -156,5 +210,9 @@ mod tests {
         assert!(r.remove(4));
         assert_eq!(r.iter().collect::<Vec<_>>(), vec![7, 9]);
         assert!(r.remove(9) && r.remove(7) && r.is_empty());
+        assert_eq!(r, RunningJobs::default(), "no empty vector is left behind");
+        r.push(1);
+        r.push(2);
+        assert!(r.remove(1) && r.iter().eq([2]) && r.rest.is_none());
     }
 }

@@ -110,8 +110,8 @@ pub fn pilots(run: &RunData) -> PolarsResult<DataFrame> {
         col("wms", p.iter().map(|x| run.wms_names[x.wms as usize].as_str()).collect::<Vec<_>>()),
         col("cores", p.iter().map(|x| x.cores).collect::<Vec<u32>>()),
         col("submit_s", p.iter().map(|x| x.submitted.as_secs_f64()).collect::<Vec<_>>()),
-        col("start_s", p.iter().map(|x| secs(x.started)).collect::<Vec<_>>()),
-        col("end_s", p.iter().map(|x| secs(x.ended)).collect::<Vec<_>>()),
+        col("start_s", p.iter().map(|x| secs(x.started())).collect::<Vec<_>>()),
+        col("end_s", p.iter().map(|x| secs(x.ended())).collect::<Vec<_>>()),
         col("status", p.iter().map(|x| x.status.as_str()).collect::<Vec<_>>()),
         col("jobs_run", p.iter().map(|x| x.jobs_run).collect::<Vec<u32>>()),
     ];

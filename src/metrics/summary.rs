@@ -173,7 +173,7 @@ pub fn build(run: &mut RunData) -> Summary {
     };
     let all = &run.grid.pilots;
     let pcount = |st: PilotStatus| all.iter().filter(|p| p.status == st).count() as u64;
-    let started = all.iter().filter(|p| p.started.is_some());
+    let started = all.iter().filter(|p| p.started().is_some());
     let pilots = PilotSummary {
         submitted: all.len() as u64,
         aborted: pcount(PilotStatus::Aborted),
@@ -183,7 +183,7 @@ pub fn build(run: &mut RunData) -> Summary {
         used: started.clone().filter(|p| p.jobs_run > 0).count() as u64,
         waiting_at_end: all.iter().filter(|p| p.status.is_waiting()).count() as u64,
         running_at_end: pcount(PilotStatus::Running),
-        never_started: all.iter().filter(|p| p.started.is_none()).count() as u64,
+        never_started: all.iter().filter(|p| p.started().is_none()).count() as u64,
         refused: u64::from(run.grid.counts().refused),
     };
     let n_started = started.count() as f64;

@@ -158,8 +158,8 @@ pub fn pilots<'a>(run: &'a RunData) -> Vec<Column<'a>> {
         Column::new("wms", coded(wms_names(run), p.iter().map(|x| Some(u32::from(x.wms))))),
         Column::new("cores", u32s(p.iter().map(|x| Some(x.cores)))),
         Column::new("submit_s", f64s(p.iter().map(|x| Some(x.submitted.as_secs_f64())))),
-        Column::new("start_s", f64s(p.iter().map(|x| secs(x.started)))),
-        Column::new("end_s", f64s(p.iter().map(|x| secs(x.ended)))),
+        Column::new("start_s", f64s(p.iter().map(|x| secs(x.started())))),
+        Column::new("end_s", f64s(p.iter().map(|x| secs(x.ended())))),
         Column::new("status", Values::Str(p.iter().map(|x| Some(x.status.as_str())).collect())),
         Column::new("jobs_run", u32s(p.iter().map(|x| Some(x.jobs_run)))),
     ];

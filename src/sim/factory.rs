@@ -372,7 +372,7 @@ impl World {
             PilotNews::Ended(_) => {
                 self.factories.startds.remove(&p); // ended otherwise than by its removal
                 let f = &mut self.factories.list[i];
-                if self.core.grid.pilot(p).started.is_some() {
+                if self.core.grid.pilot(p).started().is_some() {
                     f.running -= 1;
                 } else {
                     f.queued -= 1;

@@ -143,10 +143,12 @@ impl Factories {
                 }
                 let [prod, anal] = waits;
                 let own = grid.pilots.iter().filter(|p| owners[p.id as usize] == Some(i as u32));
-                let started: Vec<_> = own.filter_map(|p| Some((p, p.started?))).collect();
+                let started: Vec<_> = own.filter_map(|p| Some((p, p.started()?))).collect();
                 let tsw: Vec<f64> = started.iter().map(|(p, s)| (*s - p.submitted).as_secs_f64()).collect();
-                let held_s: f64 =
-                    started.iter().map(|(p, s)| f64::from(p.cores) * (p.ended.unwrap_or(end) - *s).as_secs_f64()).sum();
+                let held_s: f64 = started
+                    .iter()
+                    .map(|(p, s)| f64::from(p.cores) * (p.ended().unwrap_or(end) - *s).as_secs_f64())
+                    .sum();
                 let (tsw, tj) = (mean(&tsw), mean(&job_s));
                 let nodes = f.nodes(grid);
                 let (site, _, queue) = f.cfg.target();

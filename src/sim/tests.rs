@@ -24,9 +24,9 @@ fn the_batch_system_kills_a_job_at_the_pilots_walltime() {
     let job = &w.core.jobs[0];
     assert_eq!(job.status, JobStatus::Failed);
     let pilot = w.core.grid.pilot(job.pilot().unwrap());
-    let limit = pilot.started.unwrap() + SimDuration::from_secs(350_000);
+    let limit = pilot.started().unwrap() + SimDuration::from_secs(350_000);
     assert_eq!(job.ended(), Some(limit));
-    assert_eq!(pilot.ended, Some(limit), "the pilot ends at its walltime, not later");
+    assert_eq!(pilot.ended(), Some(limit), "the pilot ends at its walltime, not later");
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! A job's life in the simulation: what a WMS's job database would record, in neutral terms.
 //! Where a WMS keeps a job while it waits (a DIRAC task queue) is in that WMS's own tables.
 
-use crate::engine::SimTime;
+use crate::engine::{OptTime, SimTime};
 use crate::ids::{CeId, JobId, PilotId, WmsId};
 
 /// Job states (DIRAC's JobStatus, reduced to what the model distinguishes).
@@ -66,29 +66,6 @@ pub struct Job {
 }
 
 const _: () = assert!(size_of::<Job>() == 64, "a job record is one cache line");
-
-/// A time or none, in 8 bytes: `u64::MAX`, a time no run reaches (every run ends at its
-/// scenario's duration), stands for none.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct OptTime(u64);
-
-impl OptTime {
-    const NONE: OptTime = OptTime(u64::MAX);
-
-    fn new(t: Option<SimTime>) -> Self {
-        match t {
-            Some(t) => {
-                debug_assert!(t.0 != u64::MAX, "the end of time is not a job's time");
-                OptTime(t.0)
-            }
-            None => Self::NONE,
-        }
-    }
-
-    fn get(self) -> Option<SimTime> {
-        (self != Self::NONE).then_some(SimTime(self.0))
-    }
-}
 
 /// `u32::MAX` stands for none.
 fn opt_u32(v: Option<u32>) -> u32 {

@@ -389,7 +389,7 @@ impl Wms for DiracWms {
         let pilot = ctx.grid().pilot(p);
         let (c, jobs_run) = (pilot.ce, pilot.jobs_run);
         let ce = &ctx.grid().ces[c as usize];
-        let elapsed = (now - pilot.started.expect("running")).as_secs_f64();
+        let elapsed = (now - pilot.started().expect("running")).as_secs_f64();
         let cpu_left = ja.cpu_time_left(ce.max_walltime_s, elapsed, ce.cpu_power);
         let dp = self.pilots[p as usize];
         let out_of_cycles = dp.limited && dp.cycles >= self.cfg.director.max_jobs_in_fill_mode;

@@ -104,7 +104,7 @@ impl PandaWms {
     pub(super) fn pilot_news_of(&mut self, ctx: &mut dyn Ctx, p: PilotId, news: PilotNews) {
         let Some(&q) = self.pilot_queue.get(p as usize).filter(|&&q| q != u16::MAX) else { return };
         let c = self.pilot_ce[p as usize] as usize;
-        let started = ctx.grid().pilot(p).started.is_some();
+        let started = ctx.grid().pilot(p).started().is_some();
         let (w, cw) = (&mut self.workers[q as usize], &mut self.ce_workers[q as usize][c]);
         for x in [w, cw] {
             match news {
