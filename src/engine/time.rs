@@ -155,6 +155,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_opt_time_keeps_every_time_a_run_reaches() {
+        for t in [None, Some(SimTime::ZERO), Some(SimTime(1)), Some(SimTime(u64::MAX - 1))] {
+            assert_eq!(OptTime::new(t).get(), t);
+        }
+        assert_eq!(OptTime::NONE.get(), None);
+        assert_eq!(size_of::<OptTime>(), 8);
+    }
+
+    #[test]
     fn conversions() {
         assert_eq!(SimTime::from_secs(3).as_millis(), 3000);
         assert_eq!(SimTime::from_millis(1500).as_secs_f64(), 1.5);

@@ -130,9 +130,7 @@ impl Job {
     pub fn set_pilot(&mut self, p: Option<PilotId>) {
         self.pilot = opt_u32(p);
     }
-}
 
-impl Job {
     /// Waiting time from submission to match, in seconds.
     pub fn wait_s(&self) -> Option<f64> {
         self.matched().map(|m| (m - self.submitted).as_secs_f64())
