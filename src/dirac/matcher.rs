@@ -143,12 +143,6 @@ fn job_types_accept(tq_types: &[u32], resource_types: &[u32]) -> bool {
     tq_types.is_empty() || tq_types.iter().any(|t| resource_types.binary_search(t).is_ok())
 }
 
-/// The index of the smallest `U_i / w_i` (one uniform per candidate, in order): the SQL
-/// `ORDER BY RAND()/w ASC LIMIT 1`.
-pub fn argmin_rand_over<R: Rng + ?Sized>(rng: &mut R, weights: impl IntoIterator<Item = f64>) -> Option<usize> {
-    argmin_rand_by(rng, weights.into_iter().enumerate(), |&(_, w)| w).map(|(i, _)| i)
-}
-
 /// Choose a TQ among the matching candidates (in TQ-id order), in the configured ordering.
 /// `candidates` is walked once or twice, never collected (issue 13: this runs on every
 /// request for work).
@@ -161,11 +155,12 @@ pub fn select_task_queue<'a, R: Rng + ?Sized>(
         TqOrdering::RandomPriority => 0,
         TqOrdering::CpuThenRandomPriority => candidates.clone().map(|t| t.head.cpu_time).max()?,
     };
-    argmin_rand_by(rng, candidates.filter(move |t| t.head.cpu_time >= top), |t| t.priority)
+    argmin_rand(rng, candidates.filter(move |t| t.head.cpu_time >= top), |t| t.priority)
 }
 
-/// [`argmin_rand_over`] returning the item rather than its index (the same draws).
-fn argmin_rand_by<T, R: Rng + ?Sized>(
+/// The item with the smallest `U_i / w_i` (one uniform per item, in order): the SQL
+/// `ORDER BY RAND()/w ASC LIMIT 1` (reference §2.6).
+pub fn argmin_rand<T, R: Rng + ?Sized>(
     rng: &mut R,
     items: impl Iterator<Item = T>,
     weight: impl Fn(&T) -> f64,
@@ -386,7 +381,7 @@ mod tests {
         let mut rng = RngStreams::new(7).stream("test/argmin");
         let n = 200_000;
         for (p1, p2) in [(2.0, 1.0), (1000.0, 250.0), (3.0, 3.0)] {
-            let first = (0..n).filter(|_| argmin_rand_over(&mut rng, [p1, p2]) == Some(0)).count();
+            let first = (0..n).filter(|_| argmin_index(&mut rng, &[p1, p2]) == Some(0)).count();
             let got = first as f64 / n as f64;
             let want = 1.0 - p2 / (2.0 * p1);
             let sigma = (want * (1.0 - want) / n as f64).sqrt();
@@ -404,7 +399,7 @@ mod tests {
         let n = 200_000;
         let mut counts = [0usize; 5];
         for _ in 0..n {
-            counts[argmin_rand_over(&mut rng, p).unwrap()] += 1;
+            counts[argmin_index(&mut rng, &p).unwrap()] += 1;
         }
         for (i, want_rounded) in [0.040, 0.040, 0.082, 0.665, 0.175].into_iter().enumerate() {
             let want = theory(&p, i);
@@ -413,6 +408,11 @@ mod tests {
             let sigma = (want * (1.0 - want) / n as f64).sqrt();
             assert!((got - want).abs() < 5.0 * sigma, "TQ {i}: got {got} want {want}");
         }
+    }
+
+    /// The index [`argmin_rand`] picks among weights.
+    fn argmin_index<R: Rng + ?Sized>(rng: &mut R, weights: &[f64]) -> Option<usize> {
+        argmin_rand(rng, weights.iter().enumerate(), |&(_, &w)| w).map(|(i, _)| i)
     }
 
     fn tq_with(levels: &[(u8, u32)]) -> TaskQueue {
