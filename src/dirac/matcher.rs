@@ -178,15 +178,29 @@ pub fn argmin_rand<T, R: Rng + ?Sized>(
 /// Choose a job inside a TQ: a UserPriority level by `RAND()/RealPriority` over its jobs
 /// (one Beta(1, n) draw per level), then one of the first `jobs_per_level` job ids of that
 /// level, uniformly (seed 001; reference §1.4).
+///
+/// A TQ whose jobs all have one UserPriority (the usual case) still draws its level's key,
+/// so that the stream moves on as DIRAC's `RAND()` does, but does not compute it: a lone
+/// level cannot lose. That skips a `log1p` and an `expm1` per match (issue 13: 4 % of the
+/// 10⁷-job week); `select_job_as_defined` is the rule it is checked against.
 pub fn select_job<R: Rng + ?Sized>(tq: &TaskQueue, jobs_per_level: u32, rng: &mut R) -> Option<JobId> {
-    let mut best: Option<(u8, f64)> = None;
-    for (&level, jobs) in &tq.levels {
-        let key = dist::min_of_uniforms(rng, jobs.len() as u64) / real_priority(level);
-        if best.is_none_or(|(_, b)| key < b) {
-            best = Some((level, key));
+    let jobs = if tq.levels.len() == 1 {
+        let jobs = tq.levels.values().next()?;
+        if !jobs.is_empty() {
+            // `min_of_uniforms` draws one uniform for a non-empty level.
+            dist::uniform01(rng);
         }
-    }
-    let jobs = &tq.levels[&best?.0];
+        jobs
+    } else {
+        let mut best: Option<(u8, f64)> = None;
+        for (&level, jobs) in &tq.levels {
+            let key = dist::min_of_uniforms(rng, jobs.len() as u64) / real_priority(level);
+            if best.is_none_or(|(_, b)| key < b) {
+                best = Some((level, key));
+            }
+        }
+        &tq.levels[&best?.0]
+    };
     let n = jobs.len().min(jobs_per_level.max(1) as usize);
     jobs.get(dist::index(rng, n))
 }
@@ -440,6 +454,41 @@ mod tests {
         let want: f64 = (20..40).map(|i| theory(&ps, i)).sum();
         assert!((want - 0.838).abs() < 0.001, "theory {want}");
         assert!((got - want).abs() < 5.0 * (want * (1.0 - want) / n as f64).sqrt(), "got {got}");
+    }
+
+    /// [`select_job`] as seed 001 defines it: every level's key computed, one or many.
+    fn select_job_as_defined<R: Rng + ?Sized>(tq: &TaskQueue, jobs_per_level: u32, rng: &mut R) -> Option<JobId> {
+        let mut best: Option<(u8, f64)> = None;
+        for (&level, jobs) in &tq.levels {
+            let key = dist::min_of_uniforms(rng, jobs.len() as u64) / real_priority(level);
+            if best.is_none_or(|(_, b)| key < b) {
+                best = Some((level, key));
+            }
+        }
+        let jobs = &tq.levels[&best?.0];
+        let n = jobs.len().min(jobs_per_level.max(1) as usize);
+        jobs.get(dist::index(rng, n))
+    }
+
+    /// The lone-level shortcut picks the same job and leaves the stream where the defined rule
+    /// does, for one level and for several.
+    #[test]
+    fn select_job_draws_as_defined() {
+        let mut shape_rng = RngStreams::new(11).stream("test/shapes");
+        for case in 0..300 {
+            let n_levels = 1 + dist::index(&mut shape_rng, 3);
+            let levels: Vec<(u8, u32)> = (0..n_levels)
+                .map(|i| (i as u8 * 3 + dist::index(&mut shape_rng, 3) as u8, 1 + dist::index(&mut shape_rng, 80) as u32))
+                .collect();
+            let tq = tq_with(&levels);
+            let per_level = [1, 10, 50][case % 3];
+            let mut fast = RngStreams::new(case as u64).stream("test/select");
+            let mut plain = fast.clone();
+            for _ in 0..20 {
+                assert_eq!(select_job(&tq, per_level, &mut fast), select_job_as_defined(&tq, per_level, &mut plain));
+            }
+            assert_eq!(fast.next_u64(), plain.next_u64(), "case {case}: the stream moved on alike");
+        }
     }
 
     #[test]
