@@ -223,16 +223,13 @@ impl World {
         while let Some((now, ev)) = self.core.next_event(until) {
             self.prefetch_next();
             let (code, id) = ev.digest_words(&self.core.jobs);
-            if let Event::JobEnd(_) = ev {
-                // The digest read the job's pilot: load it while the job's end is accounted.
-                self.prefetch_pilot(id as PilotId);
-            }
             self.core.digest.write_u64(now.as_millis());
             self.core.digest.write_u64(code << 32 | id);
             self.core.events += 1;
             self.core.now = now;
             self.handle(now, ev);
             self.deliver_news();
+            self.prefetch_next_pilot();
         }
     }
 
