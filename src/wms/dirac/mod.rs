@@ -167,7 +167,14 @@ impl DiracWms {
             // DIRAC 9: deleted if still empty 300 s later (it always is: an emptied
             // TQ is never reused), then the priorities are recomputed.
             TqChange::Emptied(tq) => Self::after(ctx, self.rules.empty_tq_lifetime_s, TQ_CLEANUP, tq),
-            _ => {}
+            _ => {
+                // The job that has just entered the Matcher's window (the first
+                // `jobs_per_level` of the level) may be matched next: load its record now.
+                let last = self.rules.matching.jobs_per_level.max(1) as usize - 1;
+                if let Some(next) = self.tqs.get(m.tq).and_then(|t| t.levels.get(&up)?.get(last)) {
+                    crate::engine::prefetch(&ctx.jobs()[job_index(next)]);
+                }
+            }
         }
     }
 
