@@ -212,6 +212,10 @@ pub struct Match {
     pub job: JobId,
 }
 
+/// How many accepted TQs [`request_job`] keeps on the stack (a pilot's request usually
+/// finds a few; a grid's TQDB holds tens).
+const CANDIDATES: usize = 64;
+
 /// The whole Matcher request: filter, order, pick a job. The caller removes the job from
 /// the TQ (and recomputes priorities if the TQ empties).
 pub fn request_job<R: Rng + ?Sized>(
@@ -223,8 +227,27 @@ pub fn request_job<R: Rng + ?Sized>(
 ) -> Option<Match> {
     // An empty TQ (DIRAC 9 keeps one for 300 s) yields no job, and DIRAC tries the next in
     // the RAND()/Priority order: the first non-empty one, i.e. the argmin over non-empty TQs.
-    let candidates = db.iter().filter(|t| t.n_jobs > 0 && tq_accepts(t, resource, &job_sharing));
-    let tq = select_task_queue(candidates, rules.ordering, rng)?;
+    let accepted = |t: &&TaskQueue| t.n_jobs > 0 && tq_accepts(t, resource, &job_sharing);
+    // The filter runs once (issue 13: it ran again for each of the ordering's two walks): the
+    // accepted TQs' positions are kept on the stack, or, past `CANDIDATES`, walked again.
+    let tqs = db.as_slice();
+    let mut found = [0u16; CANDIDATES];
+    let mut n = 0;
+    for (i, t) in tqs.iter().enumerate() {
+        if accepted(&t) {
+            if n == CANDIDATES {
+                n = usize::MAX;
+                break;
+            }
+            found[n] = i as u16;
+            n += 1;
+        }
+    }
+    let tq = if n == usize::MAX {
+        select_task_queue(tqs.iter().filter(accepted), rules.ordering, rng)?
+    } else {
+        select_task_queue(found[..n].iter().map(|&i| &tqs[usize::from(i)]), rules.ordering, rng)?
+    };
     let job = select_job(tq, rules.jobs_per_level, rng)?;
     Some(Match { tq: tq.id, job })
 }
@@ -368,6 +391,56 @@ mod tests {
             head_alone += usize::from(!tq.head.has_lists);
         }
         assert!(head_alone > 200, "the head decided alone only {head_alone} times");
+    }
+
+    /// [`request_job`] (its filter run once, the candidates kept on the stack up to
+    /// `CANDIDATES`) picks what the plain filter-then-order rule picks and draws alike, with
+    /// few TQs and with more accepted TQs than the stack keeps, in both orderings.
+    #[test]
+    fn request_job_decides_as_the_plain_rule() {
+        let plain = |db: &TaskQueueDb, r: &Resource, rules: MatchRules, rng: &mut crate::engine::SimRng| {
+            let candidates = db.iter().filter(|t| t.n_jobs > 0 && tq_accepts(t, r, |_| false));
+            let tq = select_task_queue(candidates, rules.ordering, rng)?;
+            let job = select_job(tq, rules.jobs_per_level, rng)?;
+            Some(Match { tq: tq.id, job })
+        };
+        let mut shape = RngStreams::new(9).stream("test/request");
+        let mut sizes = Vec::new();
+        for case in 0..120u64 {
+            let mut db = TaskQueueDb::new();
+            let n_defs = [3, 40, 150][case as usize % 3];
+            for j in 0..2 * n_defs {
+                let d = TqDefinition {
+                    owner: dist::index(&mut shape, n_defs) as u32,
+                    group: 1,
+                    cpu_time: 1000 * (1 + dist::index(&mut shape, 3) as u64),
+                    ..Default::default()
+                };
+                db.insert_job(&d, j as JobId + 1, 1);
+            }
+            for tq in db.iter().map(|t| t.id).collect::<Vec<_>>() {
+                db.get_mut(tq).unwrap().priority = 0.1 + dist::uniform01(&mut shape);
+            }
+            let r = Resource {
+                identity: if case % 2 == 0 {
+                    PilotIdentity::Generic
+                } else {
+                    PilotIdentity::Private { owner: 0, group: 1 }
+                },
+                ..resource(&[])
+            };
+            let ordering = if case % 4 < 2 { TqOrdering::CpuThenRandomPriority } else { TqOrdering::RandomPriority };
+            let rules = MatchRules { ordering, jobs_per_level: 10 };
+            let mut fast = RngStreams::new(case).stream("test/request-draws");
+            let mut slow = fast.clone();
+            for _ in 0..10 {
+                assert_eq!(request_job(&db, &r, |_| false, rules, &mut fast), plain(&db, &r, rules, &mut slow));
+            }
+            assert_eq!(fast.next_u64(), slow.next_u64(), "case {case}: the stream moved on alike");
+            sizes.push(db.iter().filter(|t| tq_accepts(t, &r, |_| false)).count());
+        }
+        assert!(sizes.iter().any(|&n| n > CANDIDATES), "some request overflows the stack: {sizes:?}");
+        assert!(sizes.iter().any(|&n| (2..CANDIDATES).contains(&n)), "{sizes:?}");
     }
 
     /// Pr(i first) for `ORDER BY RAND()/p`, by numerical integration of reference §2.6's

@@ -447,6 +447,11 @@ impl TaskQueueDb {
         self.tqs.iter()
     }
 
+    /// The TQs in id order, as a slice (what [`Self::iter`] walks).
+    pub fn as_slice(&self) -> &[TaskQueue] {
+        &self.tqs
+    }
+
     /// Number of TQs.
     pub fn len(&self) -> usize {
         self.tqs.len()
