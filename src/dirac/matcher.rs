@@ -551,7 +551,9 @@ mod tests {
         for case in 0..300 {
             let n_levels = 1 + dist::index(&mut shape_rng, 3);
             let levels: Vec<(u8, u32)> = (0..n_levels)
-                .map(|i| (i as u8 * 3 + dist::index(&mut shape_rng, 3) as u8, 1 + dist::index(&mut shape_rng, 80) as u32))
+                .map(|i| {
+                    (i as u8 * 3 + dist::index(&mut shape_rng, 3) as u8, 1 + dist::index(&mut shape_rng, 80) as u32)
+                })
                 .collect();
             let tq = tq_with(&levels);
             let per_level = [1, 10, 50][case % 3];
