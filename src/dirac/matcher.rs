@@ -231,22 +231,20 @@ pub fn request_job<R: Rng + ?Sized>(
     // The filter runs once (issue 13: it ran again for each of the ordering's two walks): the
     // accepted TQs' positions are kept on the stack, or, past `CANDIDATES`, walked again.
     let tqs = db.as_slice();
-    let mut found = [0u16; CANDIDATES];
+    let mut found = [0u32; CANDIDATES];
     let mut n = 0;
-    for (i, t) in tqs.iter().enumerate() {
-        if accepted(&t) {
-            if n == CANDIDATES {
-                n = usize::MAX;
-                break;
-            }
-            found[n] = i as u16;
+    let fits = tqs.iter().enumerate().filter(|(_, t)| accepted(t)).all(|(i, _)| {
+        let room = n < CANDIDATES;
+        if room {
+            found[n] = i as u32;
             n += 1;
         }
-    }
-    let tq = if n == usize::MAX {
-        select_task_queue(tqs.iter().filter(accepted), rules.ordering, rng)?
+        room
+    });
+    let tq = if fits {
+        select_task_queue(found[..n].iter().map(|&i| &tqs[i as usize]), rules.ordering, rng)?
     } else {
-        select_task_queue(found[..n].iter().map(|&i| &tqs[usize::from(i)]), rules.ordering, rng)?
+        select_task_queue(tqs.iter().filter(accepted), rules.ordering, rng)?
     };
     let job = select_job(tq, rules.jobs_per_level, rng)?;
     Some(Match { tq: tq.id, job })
