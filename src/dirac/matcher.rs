@@ -144,8 +144,8 @@ fn job_types_accept(tq_types: &[u32], resource_types: &[u32]) -> bool {
 }
 
 /// Choose a TQ among the matching candidates (in TQ-id order), in the configured ordering.
-/// `candidates` is walked once or twice, never collected (issue 13: this runs on every
-/// request for work).
+/// `candidates` is walked once or twice (the longest CPU time, then the draws), so it should
+/// be cheap to walk: [`request_job`] hands it the accepted TQs it kept on the stack.
 pub fn select_task_queue<'a, R: Rng + ?Sized>(
     candidates: impl Iterator<Item = &'a TaskQueue> + Clone,
     ordering: TqOrdering,

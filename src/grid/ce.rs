@@ -238,7 +238,7 @@ impl Grid {
             return false;
         }
         pilot.status = status;
-        pilot.set_ended(Some(now));
+        pilot.set_ended(now);
         self.state[pilot.ce as usize].waiting -= 1;
         true
     }
@@ -256,7 +256,7 @@ impl Grid {
         st.running += 1;
         st.busy += pilot.cores;
         pilot.status = PilotStatus::Running;
-        pilot.set_started(Some(now));
+        pilot.set_started(now);
         out.push(Transition::Started(p));
         let fails = dist::bernoulli(&mut self.rng[c].failure, self.ces[c].pilot_failure_probability);
         if fails {
@@ -276,7 +276,7 @@ impl Grid {
         debug_assert!(pilot.running.is_empty(), "pilot {p} ends with jobs running");
         let c = pilot.ce as usize;
         pilot.status = status;
-        pilot.set_ended(Some(now));
+        pilot.set_ended(now);
         let st = &mut self.state[c];
         st.busy -= pilot.cores;
         st.running -= 1;

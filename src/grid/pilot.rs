@@ -110,8 +110,9 @@ impl Pilot {
         self.started.get()
     }
 
-    pub fn set_started(&mut self, t: Option<SimTime>) {
-        self.started = OptTime::new(t);
+    /// It reached a batch slot at `t`.
+    pub fn set_started(&mut self, t: SimTime) {
+        self.started = OptTime::new(Some(t));
     }
 
     /// When it ended.
@@ -119,8 +120,9 @@ impl Pilot {
         self.ended.get()
     }
 
-    pub fn set_ended(&mut self, t: Option<SimTime>) {
-        self.ended = OptTime::new(t);
+    /// It ended at `t` (a pilot never un-ends).
+    pub fn set_ended(&mut self, t: SimTime) {
+        self.ended = OptTime::new(Some(t));
     }
 
     /// True if it runs job `j` now.

@@ -38,7 +38,7 @@ impl JobStatus {
 /// One job: 64 bytes on one cache line (issue 13: at 10⁷ jobs the table is 640 MB and a job's
 /// end reads its record from main memory; at 80 bytes every record spanned two lines). The
 /// times, the CE and the pilot that are not known yet are stored as a sentinel
-/// ([`OptTime`], `u32::MAX`) instead of an `Option`, which would double their size; the
+/// ([`OptTime`], `OptId`) instead of an `Option`, which would double their size; the
 /// accessors give them as `Option`s.
 #[derive(Debug, Clone)]
 #[repr(align(64))]
@@ -52,9 +52,9 @@ pub struct Job {
     /// When a pilot matched it (it starts at once).
     matched: OptTime,
     ended: OptTime,
-    /// CE index and pilot that ran it (`u32::MAX`: none yet).
-    ce: u32,
-    pilot: u32,
+    /// CE index and pilot that ran it.
+    ce: OptId,
+    pilot: OptId,
     /// Cores it needs (1 for every job stream today).
     pub cores: u32,
     /// The WMS instance it was submitted to.
@@ -67,12 +67,24 @@ pub struct Job {
 
 const _: () = assert!(size_of::<Job>() == 64, "a job record is one cache line");
 
-/// `u32::MAX` stands for none.
-fn opt_u32(v: Option<u32>) -> u32 {
-    v.map_or(u32::MAX, |x| {
-        debug_assert!(x != u32::MAX, "u32::MAX is not an id");
-        x
-    })
+/// An id or none, in 4 bytes where `Option<u32>` takes 8: `u32::MAX`, never an id, stands
+/// for none (as [`OptTime`] does for times).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct OptId(u32);
+
+impl OptId {
+    const NONE: OptId = OptId(u32::MAX);
+
+    fn new(v: Option<u32>) -> Self {
+        v.map_or(Self::NONE, |x| {
+            debug_assert!(x != u32::MAX, "u32::MAX is not an id");
+            OptId(x)
+        })
+    }
+
+    fn get(self) -> Option<u32> {
+        (self != Self::NONE).then_some(self.0)
+    }
 }
 
 impl Job {
@@ -86,8 +98,8 @@ impl Job {
             cpu_work,
             matched: OptTime::NONE,
             ended: OptTime::NONE,
-            ce: u32::MAX,
-            pilot: u32::MAX,
+            ce: OptId::NONE,
+            pilot: OptId::NONE,
             cores,
             wms,
             status: JobStatus::Pending,
@@ -115,24 +127,43 @@ impl Job {
 
     /// The CE that ran it (or runs it).
     pub fn ce(&self) -> Option<CeId> {
-        (self.ce != u32::MAX).then_some(self.ce)
+        self.ce.get()
     }
 
     pub fn set_ce(&mut self, c: Option<CeId>) {
-        self.ce = opt_u32(c);
+        self.ce = OptId::new(c);
     }
 
     /// The pilot that ran it (or runs it).
     pub fn pilot(&self) -> Option<PilotId> {
-        (self.pilot != u32::MAX).then_some(self.pilot)
+        self.pilot.get()
     }
 
     pub fn set_pilot(&mut self, p: Option<PilotId>) {
-        self.pilot = opt_u32(p);
+        self.pilot = OptId::new(p);
     }
 
     /// Waiting time from submission to match, in seconds.
     pub fn wait_s(&self) -> Option<f64> {
         self.matched().map(|m| (m - self.submitted).as_secs_f64())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_jobs_ce_and_pilot_keep_every_id_and_none() {
+        let mut j = Job::new(1, 0, SimTime::ZERO, 10.0, 1, 0);
+        assert_eq!((j.ce(), j.pilot(), j.matched(), j.ended()), (None, None, None, None));
+        for id in [0, 1, u32::MAX - 1] {
+            j.set_ce(Some(id));
+            j.set_pilot(Some(id));
+            assert_eq!((j.ce(), j.pilot()), (Some(id), Some(id)));
+        }
+        j.set_ce(None);
+        j.set_pilot(None);
+        assert_eq!((j.ce(), j.pilot()), (None, None));
     }
 }
