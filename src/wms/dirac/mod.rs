@@ -33,6 +33,11 @@ const PRIORITY_RECALCULATION: u16 = 3;
 const PILOT_STALLED: u16 = 7;
 const TQ_CLEANUP: u16 = 12;
 
+/// DIRAC 9's shares in the processes that create and delete TQs (reference §2.4): none
+/// loaded, every group at `DEFAULT_GROUP_SHARE`. One value for the whole run, not two empty
+/// maps built and dropped at every recalculation.
+static PROCESS_DEFAULT_SHARES: EntityShares = EntityShares { group: BTreeMap::new(), user_factor: BTreeMap::new() };
+
 /// What DIRAC attaches to one of its pilots. Kept to 16 bytes: the JobAgent reads it at
 /// every request, and a compact table keeps the running pilots' entries in cache.
 #[derive(Debug, Clone, Copy, Default)]
@@ -196,11 +201,10 @@ impl DiracWms {
     fn recalculate(&mut self, ctx: &dyn Ctx, entity: Option<(u32, u32)>) {
         let sc = &self.cfg.share_corrections;
         let corrected;
-        let process_default = EntityShares::default();
         let in_process = self.rules.entity_recalculation_shares == EntityRecalculationShares::ProcessDefault;
         let shares = if entity.is_some() && in_process {
             // DIRAC 9: the optimizer and the Matcher never load the shares (reference §2.4).
-            &process_default
+            &PROCESS_DEFAULT_SHARES
         } else if sc.enabled {
             let variant = self.rules.corrector_variant;
             corrected = shares::entity_shares(&self.tqs, &self.st, sc, variant, &self.keys, ctx.accounting());
