@@ -88,6 +88,9 @@ pub struct DiracWms {
     list_matches: BTreeMap<(DefId, u32), Vec<CeId>>,
     /// Buffers of the priority recomputation, reused.
     priority_scratch: priority::Scratch,
+    /// The director's buffers for one submission: the CEs it may go to and their ranks.
+    candidates: Vec<CeId>,
+    ranks: ranking::Ranks,
 }
 
 /// Per CE id, whether a pilot factory feeds it for `queue` (a PanDA queue, or DIRAC for `None`).
@@ -129,6 +132,8 @@ impl DiracWms {
             factory_ce: factory_fed(scenario, None),
             list_matches: BTreeMap::new(),
             priority_scratch: priority::Scratch::default(),
+            candidates: Vec::new(),
+            ranks: ranking::Ranks::default(),
         };
         (wms, entities)
     }
@@ -258,15 +263,18 @@ impl DiracWms {
                 PilotIdentity::Generic
             };
             let (st, cfg, factory_ce) = (&self.st, &self.cfg, &self.factory_ce);
-            let mut candidates = self
+            let listed = self
                 .list_matches
                 .entry((tq.def_id, sub.pool))
-                .or_insert_with(|| list_match(st, cfg, factory_ce, ctx.grid(), tq, sub.pool))
-                .clone();
+                .or_insert_with(|| list_match(st, cfg, factory_ce, ctx.grid(), tq, sub.pool));
+            self.candidates.clear();
+            self.candidates.extend_from_slice(listed);
             let identity = self.identity_index(identity);
             // A submission changes only the state of its CE, so only that CE is ranked again.
             let rank_of = |grid: &Grid, c: CeId| ranking::rank(&grid.state[c as usize], grid.ce_slots[c as usize]);
-            let mut ranks = ranking::Ranks::new(candidates.iter().map(|&c| rank_of(ctx.grid(), c)).collect());
+            let grid = ctx.grid();
+            let (candidates, ranks) = (&mut self.candidates, &mut self.ranks);
+            ranks.reset(candidates.iter().map(|&c| rank_of(grid, c)));
             let mut submitted = 0;
             while submitted < sub.pilots {
                 let Some(i) = ranks.choose(&mut self.middleware_rng) else { break };
