@@ -185,7 +185,7 @@ pub fn argmin_rand<T, R: Rng + ?Sized>(
 /// 10⁷-job week); `select_job_as_defined` is the rule it is checked against.
 pub fn select_job<R: Rng + ?Sized>(tq: &TaskQueue, jobs_per_level: u32, rng: &mut R) -> Option<JobId> {
     let jobs = if tq.levels.len() == 1 {
-        let jobs = tq.levels.values().next()?;
+        let (_, jobs) = tq.levels.iter().next()?;
         if !jobs.is_empty() {
             // `min_of_uniforms` draws one uniform for a non-empty level.
             dist::uniform01(rng);
@@ -193,13 +193,13 @@ pub fn select_job<R: Rng + ?Sized>(tq: &TaskQueue, jobs_per_level: u32, rng: &mu
         jobs
     } else {
         let mut best: Option<(u8, f64)> = None;
-        for (&level, jobs) in &tq.levels {
+        for (level, jobs) in tq.levels.iter() {
             let key = dist::min_of_uniforms(rng, jobs.len() as u64) / real_priority(level);
             if best.is_none_or(|(_, b)| key < b) {
                 best = Some((level, key));
             }
         }
-        &tq.levels[&best?.0]
+        tq.levels.get(best?.0)?
     };
     let n = jobs.len().min(jobs_per_level.max(1) as usize);
     jobs.get(dist::index(rng, n))
@@ -530,13 +530,13 @@ mod tests {
     /// [`select_job`] as seed 001 defines it: every level's key computed, one or many.
     fn select_job_as_defined<R: Rng + ?Sized>(tq: &TaskQueue, jobs_per_level: u32, rng: &mut R) -> Option<JobId> {
         let mut best: Option<(u8, f64)> = None;
-        for (&level, jobs) in &tq.levels {
+        for (level, jobs) in tq.levels.iter() {
             let key = dist::min_of_uniforms(rng, jobs.len() as u64) / real_priority(level);
             if best.is_none_or(|(_, b)| key < b) {
                 best = Some((level, key));
             }
         }
-        let jobs = &tq.levels[&best?.0];
+        let jobs = tq.levels.get(best?.0)?;
         let n = jobs.len().min(jobs_per_level.max(1) as usize);
         jobs.get(dist::index(rng, n))
     }

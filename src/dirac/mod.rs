@@ -5,6 +5,7 @@
 pub mod corrector;
 pub mod director;
 pub mod job_agent;
+pub mod levels;
 pub mod matcher;
 pub mod preset;
 pub mod priority;

@@ -6,7 +6,7 @@
 //! pools and tags. Strings are interned by the caller into `u32` ids; multi-valued fields are
 //! kept sorted and deduplicated, so the definition compares as a set (as the real SQL does).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -16,6 +16,8 @@ pub type TqId = u32;
 /// A task-queue definition's index in its [`TaskQueueDb`] ([`TaskQueueDb::intern`]).
 pub type DefId = u32;
 /// Job id, in submission order (DIRAC's `JobID`).
+use super::levels::Spares;
+pub use super::levels::{LevelJobs, Levels};
 pub use crate::ids::JobId;
 
 /// The CPU-time segments a job's `CPUTime` is rounded up to.
@@ -180,75 +182,13 @@ pub struct TaskQueue {
     /// Current priority (written by `dirac::priority`); a new TQ starts at 1 (reference §1.1).
     pub priority: f64,
     /// Waiting jobs by UserPriority level, each level ordered by job id.
-    pub levels: BTreeMap<u8, LevelJobs>,
+    pub levels: Levels,
     /// Number of waiting jobs.
     pub n_jobs: u32,
     /// Sum of the UserPriorities of the waiting jobs.
     pub sum_user_priority: u64,
     /// Sum of the RealPriorities (`__hackJobPriority`) of the waiting jobs.
     pub sum_real_priority: f64,
-}
-
-/// The waiting jobs of one UserPriority level, in job-id order.
-///
-/// Jobs come in id order (at the back) and the Matcher takes one of the first
-/// `jobs_per_level` (reference §1.4), so a sorted deque makes both ends cheap: a removal
-/// shifts at most that many ids, where the `BTreeSet` it replaces walked and rebalanced nodes
-/// on every match (issue 13). It also holds 4 bytes per job.
-#[derive(Debug, Clone, Default)]
-pub struct LevelJobs(VecDeque<JobId>);
-
-/// How many ids at the front [`LevelJobs::remove`] scans before it searches: a few cache
-/// lines, at least the Matcher's `jobs_per_level` (10 in seed 2009, 50 in DIRAC 9).
-const FRONT_SCAN: usize = 64;
-
-impl LevelJobs {
-    /// Add a job in id order; false if it was already there.
-    pub fn insert(&mut self, job: JobId) -> bool {
-        // The usual case, a new job at the back, without a search: a TQ with a backlog of a
-        // million jobs made the binary search's cache misses 12 % of a 10⁷-job run.
-        if self.0.back().is_none_or(|&last| last < job) {
-            self.0.push_back(job);
-            return true;
-        }
-        match self.0.binary_search(&job) {
-            Ok(_) => false,
-            Err(i) => {
-                self.0.insert(i, job);
-                true
-            }
-        }
-    }
-
-    /// Remove a job; false if it was not there.
-    pub fn remove(&mut self, job: JobId) -> bool {
-        // The Matcher takes one of the first `jobs_per_level` jobs: look there first, in
-        // the deque's first cache lines, before a binary search over the whole backlog.
-        if let Some(i) = self.0.iter().take(FRONT_SCAN).position(|&x| x == job) {
-            self.0.remove(i);
-            return true;
-        }
-        match self.0.binary_search(&job) {
-            Ok(i) => {
-                self.0.remove(i);
-                true
-            }
-            Err(_) => false,
-        }
-    }
-
-    /// The `i`-th job in id order.
-    pub fn get(&self, i: usize) -> Option<JobId> {
-        self.0.get(i).copied()
-    }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 /// `__hackJobPriority` (reference §1.4): the weight of a UserPriority in `RAND()/RealPriority`
@@ -314,6 +254,8 @@ pub struct TaskQueueDb {
     /// 0: no limit.
     max_jobs_in_tq: u32,
     keep_empty: bool,
+    /// Buffers of deleted TQs and emptied levels, for the next ones.
+    spares: Spares,
 }
 
 impl TaskQueueDb {
@@ -365,7 +307,7 @@ impl TaskQueueDb {
                     def: Arc::clone(shared),
                     def_id: d,
                     priority: 1.0,
-                    levels: BTreeMap::new(),
+                    levels: self.spares.levels(),
                     n_jobs: 0,
                     sum_user_priority: 0,
                     sum_real_priority: 0.0,
@@ -374,8 +316,9 @@ impl TaskQueueDb {
                 (id, true)
             }
         };
-        let tq = self.get_mut(id).expect("just found or inserted");
-        tq.levels.entry(user_priority).or_default().insert(job);
+        let at = self.position(id).expect("just found or inserted");
+        let tq = &mut self.tqs[at];
+        tq.levels.insert(user_priority, job, &mut self.spares);
         tq.n_jobs += 1;
         tq.sum_user_priority += u64::from(user_priority);
         tq.sum_real_priority += real_priority(user_priority);
@@ -387,12 +330,8 @@ impl TaskQueueDb {
     pub fn remove_job(&mut self, id: TqId, job: JobId, user_priority: u8) -> Option<TqChange> {
         let at = self.position(id)?;
         let tq = &mut self.tqs[at];
-        let level = tq.levels.get_mut(&user_priority)?;
-        if !level.remove(job) {
+        if !tq.levels.remove(user_priority, job, &mut self.spares) {
             return None;
-        }
-        if level.is_empty() {
-            tq.levels.remove(&user_priority);
         }
         tq.n_jobs -= 1;
         tq.sum_user_priority -= u64::from(user_priority);
@@ -405,7 +344,8 @@ impl TaskQueueDb {
         if self.keep_empty {
             return Some(TqChange::Emptied(id));
         }
-        self.tqs.remove(at);
+        let deleted = self.tqs.remove(at);
+        self.spares.keep_levels(deleted.levels);
         Some(TqChange::Deleted(id))
     }
 
@@ -553,40 +493,6 @@ mod tests {
         assert_eq!(db.remove_job(1, 1, 3), Some(TqChange::Deleted(1)));
         assert!(db.is_empty());
         assert_eq!(db.insert_job(&def(1, 500, vec![]), 3, 1), TqChange::Created(2));
-    }
-
-    #[test]
-    fn a_level_keeps_its_jobs_in_id_order_whatever_the_insertion_order() {
-        let mut level = LevelJobs::default();
-        for job in [5, 9, 2, 7, 9] {
-            level.insert(job);
-        }
-        let ids = |l: &LevelJobs| (0..l.len()).map(|i| l.get(i).unwrap()).collect::<Vec<_>>();
-        assert_eq!(ids(&level), [2, 5, 7, 9], "sorted, the second 9 ignored");
-        assert!(level.remove(5));
-        assert!(!level.remove(5), "already removed");
-        assert!(!level.remove(3), "never there");
-        assert_eq!((level.get(0), level.get(2), level.get(3)), (Some(2), Some(9), None));
-        assert_eq!(level.len(), 3);
-    }
-
-    #[test]
-    fn a_long_level_removes_past_the_front_scan_and_inserts_in_the_middle() {
-        // 1 000 even ids: the front scan covers the first 64, a binary search the rest.
-        let mut level = LevelJobs::default();
-        for job in (0..1000).map(|i| 2 * i) {
-            assert!(level.insert(job));
-        }
-        assert!(level.remove(2 * 10), "inside the front scan");
-        assert!(level.remove(2 * 500), "past it");
-        assert!(!level.remove(2 * 500 + 1), "an odd id was never there");
-        assert!(level.insert(1001), "between two ids, not at the back");
-        assert!(!level.insert(1998), "already the last");
-        let ids: Vec<u32> = (0..level.len()).map(|i| level.get(i).unwrap()).collect();
-        let mut want: Vec<u32> = (0..1000).map(|i| 2 * i).filter(|&j| j != 20 && j != 1000).collect();
-        want.push(1001);
-        want.sort_unstable();
-        assert_eq!(ids, want);
     }
 
     #[test]

@@ -181,7 +181,7 @@ impl DiracWms {
                 // The job that has just entered the Matcher's window (the first
                 // `jobs_per_level` of the level) may be matched next: load its record now.
                 let last = self.rules.matching.jobs_per_level.max(1) as usize - 1;
-                if let Some(next) = self.tqs.get(m.tq).and_then(|t| t.levels.get(&up)?.get(last)) {
+                if let Some(next) = self.tqs.get(m.tq).and_then(|t| t.levels.get(up)?.get(last)) {
                     crate::engine::prefetch(&ctx.jobs()[job_index(next)]);
                 }
             }
