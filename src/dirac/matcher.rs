@@ -16,7 +16,7 @@
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use super::taskqueue::{JobId, TaskQueue, TaskQueueDb, TqDefinition, TqId, real_priority};
+use super::taskqueue::{JobId, TaskQueue, TaskQueueDb, TqDefinition, TqId, owner_key, real_priority};
 use crate::engine::dist;
 
 /// How matching TQs are ordered (reference §1.3, "History of the ordering").
@@ -231,9 +231,20 @@ pub fn request_job<R: Rng + ?Sized>(
     // The filter runs once (issue 13: it ran again for each of the ordering's two walks): the
     // accepted TQs' positions are kept on the stack, or, past `CANDIDATES`, walked again.
     let tqs = db.as_slice();
+    // A private pilot takes only its owner's TQs, or its group's under JOB_SHARING: the TQs'
+    // (group, owner) keys, a compact array beside them, pick those out before the filter
+    // reads a TQ (issue 13: 96 % of the requests of the 10⁷-job week came from private
+    // pilots, each walking 16 TQs to accept 0.4). The identity filter is part of `accepted`,
+    // so this only skips TQs it would refuse; the accepted ones stay in id order.
+    let (mask, wanted) = match resource.identity {
+        PilotIdentity::Generic => (0, 0),
+        PilotIdentity::Private { group, .. } if job_sharing(group) => (!0 << 32, owner_key(group, 0)),
+        PilotIdentity::Private { owner, group } => (!0, owner_key(group, owner)),
+    };
+    let keys = db.owner_keys();
     let mut found = [0u32; CANDIDATES];
     let mut n = 0;
-    let fits = tqs.iter().enumerate().filter(|(_, t)| accepted(t)).all(|(i, _)| {
+    let fits = keys.iter().enumerate().filter(|&(i, &k)| k & mask == wanted && accepted(&&tqs[i])).all(|(i, _)| {
         let room = n < CANDIDATES;
         if room {
             found[n] = i as u32;
@@ -253,7 +264,7 @@ pub fn request_job<R: Rng + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dirac::taskqueue::canonical;
+    use crate::dirac::taskqueue::{TqChange, canonical};
     use crate::engine::RngStreams;
 
     const PRIVATE: u32 = 99;
@@ -396,46 +407,57 @@ mod tests {
     /// few TQs and with more accepted TQs than the stack keeps, in both orderings.
     #[test]
     fn request_job_decides_as_the_plain_rule() {
+        // Group 2 has JOB_SHARING. Random TQDBs of two groups (some TQs deleted again, so the
+        // keys beside the TQs must follow), generic and private pilots of either group.
+        let js = |g: u32| g == 2;
         let plain = |db: &TaskQueueDb, r: &Resource, rules: MatchRules, rng: &mut crate::engine::SimRng| {
-            let candidates = db.iter().filter(|t| t.n_jobs > 0 && tq_accepts(t, r, |_| false));
+            let candidates = db.iter().filter(|t| t.n_jobs > 0 && tq_accepts(t, r, js));
             let tq = select_task_queue(candidates, rules.ordering, rng)?;
             let job = select_job(tq, rules.jobs_per_level, rng)?;
             Some(Match { tq: tq.id, job })
         };
         let mut shape = RngStreams::new(9).stream("test/request");
         let mut sizes = Vec::new();
-        for case in 0..120u64 {
-            let mut db = TaskQueueDb::new();
+        for case in 0..160u64 {
+            let mut db = TaskQueueDb::with_rules(0, case % 3 == 1);
             let n_defs = [3, 40, 150][case as usize % 3];
+            let mut inserted = Vec::new();
             for j in 0..2 * n_defs {
                 let d = TqDefinition {
                     owner: dist::index(&mut shape, n_defs) as u32,
-                    group: 1,
+                    group: 1 + dist::index(&mut shape, 2) as u32,
                     cpu_time: 1000 * (1 + dist::index(&mut shape, 3) as u64),
                     ..Default::default()
                 };
-                db.insert_job(&d, j as JobId + 1, 1);
+                inserted.push((db.insert_job(&d, j as JobId + 1, 1).id(), j as JobId + 1));
+            }
+            for &(tq, job) in inserted.iter().filter(|_| dist::index(&mut shape, 3) == 0) {
+                if let Some(TqChange::Emptied(id)) = db.remove_job(tq, job, 1) {
+                    db.delete_empty(id);
+                }
             }
             for tq in db.iter().map(|t| t.id).collect::<Vec<_>>() {
                 db.get_mut(tq).unwrap().priority = 0.1 + dist::uniform01(&mut shape);
             }
+            let owner = dist::index(&mut shape, n_defs) as u32;
             let r = Resource {
-                identity: if case % 2 == 0 {
-                    PilotIdentity::Generic
-                } else {
-                    PilotIdentity::Private { owner: 0, group: 1 }
+                identity: match case % 4 {
+                    0 => PilotIdentity::Generic,
+                    1 => PilotIdentity::Private { owner: 0, group: 1 },
+                    2 => PilotIdentity::Private { owner, group: 1 },
+                    _ => PilotIdentity::Private { owner, group: 2 },
                 },
                 ..resource(&[])
             };
-            let ordering = if case % 4 < 2 { TqOrdering::CpuThenRandomPriority } else { TqOrdering::RandomPriority };
+            let ordering = if case % 8 < 4 { TqOrdering::CpuThenRandomPriority } else { TqOrdering::RandomPriority };
             let rules = MatchRules { ordering, jobs_per_level: 10 };
             let mut fast = RngStreams::new(case).stream("test/request-draws");
             let mut slow = fast.clone();
             for _ in 0..10 {
-                assert_eq!(request_job(&db, &r, |_| false, rules, &mut fast), plain(&db, &r, rules, &mut slow));
+                assert_eq!(request_job(&db, &r, js, rules, &mut fast), plain(&db, &r, rules, &mut slow), "case {case}");
             }
             assert_eq!(fast.next_u64(), slow.next_u64(), "case {case}: the stream moved on alike");
-            sizes.push(db.iter().filter(|t| tq_accepts(t, &r, |_| false)).count());
+            sizes.push(db.iter().filter(|t| t.n_jobs > 0 && tq_accepts(t, &r, js)).count());
         }
         assert!(sizes.iter().any(|&n| n > CANDIDATES), "some request overflows the stack: {sizes:?}");
         assert!(sizes.iter().any(|&n| (2..CANDIDATES).contains(&n)), "{sizes:?}");

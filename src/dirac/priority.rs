@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::taskqueue::{TaskQueue, TaskQueueDb, TqDefinition, TqId};
+use super::taskqueue::{self, TaskQueue, TaskQueueDb, TqDefinition, TqId};
 
 /// `DEFAULT_GROUP_SHARE` (reference §2.1).
 pub const DEFAULT_GROUP_SHARE: f64 = 1000.0;
@@ -175,7 +175,7 @@ pub struct Scratch {
 /// field took a third of its perf samples at 10⁷; one integer, 11 % fewer instructions).
 #[inline]
 fn owner_key(tq: &TaskQueue) -> u64 {
-    u64::from(tq.head.group) << 32 | u64::from(tq.head.owner)
+    taskqueue::owner_key(tq.head.group, tq.head.owner)
 }
 
 /// One share entity during a computation: `S_entity` and `Σ_entity w`.

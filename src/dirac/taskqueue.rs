@@ -230,6 +230,12 @@ impl TqChange {
     }
 }
 
+/// A (group, owner) pair as one integer that sorts as the pair does.
+#[inline]
+pub fn owner_key(group: u32, owner: u32) -> u64 {
+    u64::from(group) << 32 | u64::from(owner)
+}
+
 /// The task-queue database: TQs by id (creation order) and an index by definition.
 ///
 /// The seed's TQDB (the default, [`TaskQueueDb::new`]) has one TQ per definition and deletes
@@ -243,6 +249,10 @@ pub struct TaskQueueDb {
     /// definition is shared), so a deletion shifts little, and the walks of every
     /// recomputation and match are over contiguous memory (issue 13).
     tqs: Vec<TaskQueue>,
+    /// The (group, owner) of each TQ as `group << 32 | owner`, beside `tqs` (same positions):
+    /// the Matcher finds a private pilot's TQs in this compact array instead of walking every
+    /// TQ ([`Self::owner_keys`]).
+    keys: Vec<u64>,
     /// Every definition seen, by [`DefId`], with its TQs that have jobs in id order. A
     /// definition stays when its last TQ goes (there are few definitions, and they come back:
     /// each job of a stream has its stream's definition).
@@ -312,6 +322,7 @@ impl TaskQueueDb {
                     sum_user_priority: 0,
                     sum_real_priority: 0.0,
                 };
+                self.keys.push(owner_key(tq.head.group, tq.head.owner));
                 self.tqs.push(tq);
                 (id, true)
             }
@@ -344,6 +355,7 @@ impl TaskQueueDb {
         if self.keep_empty {
             return Some(TqChange::Emptied(id));
         }
+        self.keys.remove(at);
         let deleted = self.tqs.remove(at);
         self.spares.keep_levels(deleted.levels);
         Some(TqChange::Deleted(id))
@@ -352,7 +364,10 @@ impl TaskQueueDb {
     /// Delete a TQ if it is empty (DIRAC 9's delayed cleanup): the deleted TQ, if it was.
     pub fn delete_empty(&mut self, id: TqId) -> Option<TaskQueue> {
         match self.position(id) {
-            Some(at) if self.tqs[at].n_jobs == 0 => Some(self.tqs.remove(at)),
+            Some(at) if self.tqs[at].n_jobs == 0 => {
+                self.keys.remove(at);
+                Some(self.tqs.remove(at))
+            }
             _ => None,
         }
     }
@@ -390,6 +405,11 @@ impl TaskQueueDb {
     /// The TQs in id order, as a slice (what [`Self::iter`] walks).
     pub fn as_slice(&self) -> &[TaskQueue] {
         &self.tqs
+    }
+
+    /// The (group, owner) key ([`owner_key`]) of each TQ, in the order of [`Self::as_slice`].
+    pub fn owner_keys(&self) -> &[u64] {
+        &self.keys
     }
 
     /// Number of TQs.
