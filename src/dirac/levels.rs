@@ -3,9 +3,9 @@
 //! TQs without allocating.
 //!
 //! In a large grid most jobs create a TQ of their own and empty it when matched (issue 13:
-//! 1.1 M TQ creations and deletions in the 10⁶-job week). Each one allocated a map node and a
-//! deque and freed both, a sixth of the instructions of the TQ database; the emptied
-//! buffers now wait in a [`Spares`] for the next TQ.
+//! 1.1 M TQ creations and deletions in the 10⁶-job week). Each TQ allocated a map node and a
+//! deque and freed both; the emptied buffers now wait in a [`Spares`] for the next TQ, and a
+//! job's insertion and removal went from 1 007 to 630 instructions (callgrind, 10⁶).
 
 use std::collections::VecDeque;
 
@@ -71,9 +71,7 @@ impl LevelJobs {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
-}
 
-impl LevelJobs {
     /// The ids it can hold without allocating.
     fn capacity(&self) -> usize {
         self.0.capacity()
