@@ -255,6 +255,10 @@ impl DiracWms {
             max_cpu,
             &mut self.director_rng,
         );
+        // Whether `self.ranks` are the ranks of `self.candidates` now: not at a cycle's start
+        // (pilots started and ended since the last one); always after a submission, refused
+        // CEs removed from both.
+        let mut ranks_current = false;
         for sub in plan {
             let tq = self.tqs.get(sub.tq).expect("planned from the db");
             let identity = if sub.private {
@@ -267,14 +271,20 @@ impl DiracWms {
                 .list_matches
                 .entry((tq.def_id, sub.pool))
                 .or_insert_with(|| list_match(st, cfg, factory_ce, ctx.grid(), tq, sub.pool));
-            self.candidates.clear();
-            self.candidates.extend_from_slice(listed);
-            let identity = self.identity_index(identity);
-            // A submission changes only the state of its CE, so only that CE is ranked again.
+            // A submission changes only the state of its CE, so only that CE is ranked again;
+            // and nothing else changes a CE's state during the cycle, so a submission whose
+            // candidates are those of the one before (most are: every TQ of a pool that all
+            // its CEs can run) goes on with its ranks instead of ranking every CE again.
             let rank_of = |grid: &Grid, c: CeId| ranking::rank(&grid.state[c as usize], grid.ce_slots[c as usize]);
-            let grid = ctx.grid();
+            if !ranks_current || self.candidates != *listed {
+                self.candidates.clear();
+                self.candidates.extend_from_slice(listed);
+                let grid = ctx.grid();
+                self.ranks.reset(self.candidates.iter().map(|&c| rank_of(grid, c)));
+            }
+            ranks_current = true;
+            let identity = self.identity_index(identity);
             let (candidates, ranks) = (&mut self.candidates, &mut self.ranks);
-            ranks.reset(candidates.iter().map(|&c| rank_of(grid, c)));
             let mut submitted = 0;
             while submitted < sub.pilots {
                 let Some(i) = ranks.choose(&mut self.middleware_rng) else { break };
