@@ -95,7 +95,7 @@ impl SimDuration {
     /// zero). NaN and negative values give zero, values beyond `u64::MAX` ms saturate:
     /// this is exactly Rust's saturating float-to-int cast of the rounded value.
     ///
-    /// Below 2⁵² ms (142 years) the rounding is done on integers: `f64::round` is a call into
+    /// Below 2⁵² ms (142 000 years) the rounding is done on integers: `f64::round` is a call into
     /// the runtime on this target (no SSE4.1 `roundsd`), 1.2 % of the 10⁷-job week's
     /// instructions, and every sampled duration comes through here. There the truncation and
     /// the fraction are exact, so "fraction ≥ 0.5 rounds up" is `round`, bit for bit.
