@@ -34,22 +34,20 @@ pub struct Ranks {
 }
 
 impl Ranks {
-    /// The ranks of the candidates, in candidate order.
-    pub fn new(ranks: Vec<i64>) -> Self {
-        let mut r = Ranks::default();
-        r.reset(ranks);
-        r
-    }
-
     /// Start again with these ranks, in candidate order, keeping the buffers: a director
-    /// cycle ranks the candidates of each of its submissions, tens per cycle. One walk finds
-    /// the highest rank and lists the candidates at it.
+    /// cycle ranks the candidates of its submissions (tens per cycle) into one `Ranks`.
     pub fn reset(&mut self, ranks: impl IntoIterator<Item = i64>) {
         self.ranks.clear();
+        self.ranks.extend(ranks);
+        self.recount();
+    }
+
+    /// The highest rank and the candidates at it, in one walk over the ranks (0 and none
+    /// without candidates).
+    fn recount(&mut self) {
         self.tied.clear();
         self.best = i64::MIN;
-        for (i, rank) in ranks.into_iter().enumerate() {
-            self.ranks.push(rank);
+        for (i, &rank) in self.ranks.iter().enumerate() {
             if rank > self.best {
                 self.best = rank;
                 self.tied.clear();
@@ -61,13 +59,6 @@ impl Ranks {
         if self.ranks.is_empty() {
             self.best = 0;
         }
-    }
-
-    fn recount(&mut self) {
-        self.best = self.ranks.iter().copied().max().unwrap_or(0);
-        let best = self.best;
-        self.tied.clear();
-        self.tied.extend(self.ranks.iter().enumerate().filter(|&(_, &r)| r == best).map(|(i, _)| i as u32));
     }
 
     /// The index of one candidate drawn uniformly among those of the highest rank (one draw,
@@ -98,14 +89,8 @@ impl Ranks {
     /// Candidate `i` leaves the list (the later ones move down by one).
     pub fn remove(&mut self, i: usize) {
         let old = self.ranks.remove(i);
-        if old == self.best {
-            let at = self.tied.binary_search(&(i as u32)).expect("a candidate at the highest rank is listed");
-            self.tied.remove(at);
-            if self.tied.is_empty() {
-                // Counted afresh over the ranks as they are now.
-                self.recount();
-                return;
-            }
+        if old == self.best && self.leave_best(i) {
+            return; // counted afresh over the ranks as they are now
         }
         let later = self.tied.partition_point(|&t| (t as usize) < i);
         for t in &mut self.tied[later..] {
@@ -113,13 +98,16 @@ impl Ranks {
         }
     }
 
-    /// Candidate `i` no longer has the highest rank.
-    fn leave_best(&mut self, i: usize) {
+    /// Candidate `i` no longer has the highest rank; true if it was the last one there and
+    /// the highest rank was counted again.
+    fn leave_best(&mut self, i: usize) -> bool {
         let at = self.tied.binary_search(&(i as u32)).expect("a candidate at the highest rank is listed");
         self.tied.remove(at);
-        if self.tied.is_empty() {
+        let last = self.tied.is_empty();
+        if last {
             self.recount();
         }
+        last
     }
 }
 
@@ -127,6 +115,12 @@ impl Ranks {
 mod tests {
     use super::*;
     use crate::engine::RngStreams;
+
+    fn ranks_of(ranks: Vec<i64>) -> Ranks {
+        let mut r = Ranks::default();
+        r.reset(ranks);
+        r
+    }
 
     /// The rule in its plainest form, the reference for [`Ranks`]: the highest rank, the
     /// number of candidates at it, one draw among them.
@@ -148,14 +142,14 @@ mod tests {
         assert_eq!(rank(&states[1], 10), 5);
         let ranks: Vec<i64> = states.iter().zip(slots).map(|(s, n)| rank(s, n)).collect();
         assert_eq!(ranks, [0, 5, 5]);
-        let mut kept = Ranks::new(ranks);
+        let mut kept = ranks_of(ranks);
         let mut seen = [0; 3];
         for _ in 0..1000 {
             seen[kept.choose(&mut rng).unwrap()] += 1;
         }
         assert_eq!(seen[0], 0);
         assert!(seen[1] > 400 && seen[2] > 400, "{seen:?}");
-        assert_eq!(Ranks::new(vec![]).choose(&mut rng), None);
+        assert_eq!(ranks_of(vec![]).choose(&mut rng), None);
     }
 
     #[test]
@@ -166,7 +160,7 @@ mod tests {
         for round in 0..200 {
             let n = 1 + dist::index(&mut rng, 30);
             let mut plain: Vec<i64> = (0..n).map(|_| dist::index(&mut rng, 5) as i64 - 2).collect();
-            let mut kept = Ranks::new(plain.clone());
+            let mut kept = ranks_of(plain.clone());
             while !plain.is_empty() {
                 let (mut a, mut b) = (rng.clone(), rng.clone());
                 assert_eq!(kept.choose(&mut a), choose(&plain, &mut b), "round {round}");
