@@ -4,8 +4,8 @@
 //! — the time of each phase of a run — load (parse + validate), build (the WMSs set up, every
 //! job drawn and tabled: `sim::build`), event loop (`sim::run_to_end`), check (invariants),
 //! write (every output) — the cost per event of the event loop, the simulation's (build and
-//! loop) per job (the event mix changes with size: a small grid keeps its pilots polling an
-//! empty queue, many cheap events per job; a large one matches most jobs as they arrive), and
+//! loop) per job (the generated DIRAC weeks scale the director with the slots, so their event
+//! mix is alike: 4 to 7 events per job, five to six jobs per pilot), and
 //! memory: the peak of the process, and the growth during the simulation per job.
 //!
 //! ```text

@@ -102,8 +102,9 @@ pub enum Command {
 #[derive(Subcommand)]
 pub enum Generate {
     /// The scale benchmark's DIRAC grid: JOBS jobs over a week on JOBS/20 slots (CEs of 1 000
-    /// slots, two per site), four groups, 25 users; every size has the same load, so cost per
-    /// event compares across sizes. Example: `pilotsim generate scale --jobs 2.1e6 > week.ron`.
+    /// slots, two per site), four groups, 25 users, the director's pilotsPerIteration 40 per 10⁵
+    /// slots; every size has the same load and pilot supply, so cost per event compares across
+    /// sizes. Example: `pilotsim generate scale --jobs 2.1e6 > week.ron`.
     Scale {
         /// Number of jobs (at least 1 000); `1e6` and `2.1e6` are accepted.
         #[arg(long, value_parser = parse_count)]

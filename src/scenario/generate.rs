@@ -8,9 +8,16 @@
 //! evenly over the first six days; production jobs take about 5.5 hours of wall time (median),
 //! analysis jobs 2.5, so the jobs need about 60 % of the slots over those days, with queues
 //! that the director, the matcher and the corrector all have to work on. At 2.1·10⁶ jobs this
-//! is 106 000 slots on 53 sites: the size of the measurement in issue 13. Above 1.5·10⁵ slots the
-//! director submits more pilots a cycle ([`SLOTS_PER_DIRECTOR`]), so that every job of every
-//! size ends within the week.
+//! is 106 000 slots on 53 sites: the size of the measurement in issue 13.
+//!
+//! The pilot supply scales with the slots too: the director's `pilots_per_iteration` is 40 (its
+//! default, one TaskqueueDirector's worth) per 10⁵ slots, [`pilots_per_iteration`], so that a
+//! pilot runs five to six jobs at every size (a small grid's jobs wait longer: a third of a
+//! pilot a cycle, drawn per task queue, is lumpier than 300). With one default director at
+//! every size up to 2.1·10⁶ jobs (before this rule), a 500-slot grid got as many pilots a cycle
+//! as a 10⁵-slot one: 1.9 pilots per job at 10⁴ jobs against 0.16 at 10⁷, 26 events per job
+//! (pilots polling an empty task-queue database) against 3.9, so the sizes ran different regimes
+//! and their costs per event did not compare.
 //!
 //! The text is RON, so `pilotsim generate scale --jobs N > FILE` gives a file anyone can run, and
 //! the benchmark (`examples/scale.rs`) times parsing it like any other scenario.
@@ -21,13 +28,19 @@ use std::fmt::Write;
 pub const JOBS_PER_SLOT: u64 = 20;
 /// Slots of one CE.
 pub const CE_SLOTS: u64 = 1000;
-/// Slots one TaskqueueDirector keeps filled. A director submits about `2·pilotsPerIteration`
-/// (80) pilots a cycle at most, which fills 10⁵ slots of 4-hour jobs with room to spare but not
-/// 5·10⁵: at 10⁷ jobs one director left 58 % of the jobs waiting at the end of the week, and
-/// the TQs held millions, so that size measured another regime. A grid that large runs several
-/// directors; the generated one gets `pilots_per_iteration` 40 per 10⁵ slots, rounded to the
-/// nearest 10⁵ and at least one, which keeps every size up to 2.1·10⁶ jobs at the default.
+/// Slots one TaskqueueDirector's default `pilotsPerIteration` (40) serves. A director submits
+/// about `2·pilotsPerIteration` pilots a cycle at most, which fills 10⁵ slots of 4-hour jobs
+/// with room to spare; [`pilots_per_iteration`] scales it with the grid.
 pub const SLOTS_PER_DIRECTOR: u64 = 100_000;
+
+/// The director's `pilots_per_iteration` for a grid of `slots` slots: 40 per 10⁵ slots, exactly
+/// (0.2 at 10⁴ jobs, 42 at 2.1·10⁶, 200 at 10⁷). A fraction is what DIRAC's option allows: it
+/// only scales the Poisson means of `dirac::director::poisson_mean`.
+pub fn pilots_per_iteration(slots: u64) -> f64 {
+    let per_director = crate::dirac::director::DirectorSettings::default().pilots_per_iteration;
+    per_director * slots as f64 / SLOTS_PER_DIRECTOR as f64
+}
+
 /// The four groups: name, JobShare, JOB_SHARING, users, share of the jobs (per mille), median
 /// CPU work per job (normalised CPU seconds, at cpu_power 10 → wall seconds × 10).
 const GROUPS: [(&str, u32, bool, u32, u64, f64); 4] = [
@@ -79,12 +92,8 @@ pub fn scale_scenario(jobs: u64) -> String {
     }
     let _ = writeln!(s, "    ],");
     let _ = writeln!(s, "    dirac: (");
-    let directors = ((slots + SLOTS_PER_DIRECTOR / 2) / SLOTS_PER_DIRECTOR).max(1);
-    if directors > 1 {
-        let _ = writeln!(s, "        // {directors} directors' worth of pilots (one per 100 000 slots).");
-        let per_director = crate::dirac::director::DirectorSettings::default().pilots_per_iteration;
-        let _ = writeln!(s, "        director: (pilots_per_iteration: {}),", per_director * directors as f64);
-    }
+    let _ = writeln!(s, "        // 40 pilots per iteration per 10⁵ slots (scenario::generate::pilots_per_iteration).");
+    let _ = writeln!(s, "        director: (pilots_per_iteration: {}),", pilots_per_iteration(slots));
     let _ = writeln!(s, "        groups: [");
     for (name, share, sharing, users, _, _) in GROUPS {
         let props = if sharing { "[\"JOB_SHARING\"]" } else { "[]" };
@@ -137,9 +146,11 @@ mod tests {
         // 2.1 M jobs: 105 000 slots on 105 CEs of 1 000, 53 sites (issue 13's grid size)
         let s = crate::scenario::load_str(&scale_scenario(2_100_000), "gen").unwrap().scenario;
         assert_eq!(s.sites.len(), 53);
-        assert_eq!(s.dirac.as_ref().unwrap().director.pilots_per_iteration, 40.0, "one director");
-        // 10⁷ jobs: 500 000 slots, five directors' worth.
-        let s = crate::scenario::load_str(&scale_scenario(10_000_000), "gen").unwrap().scenario;
-        assert_eq!(s.dirac.as_ref().unwrap().director.pilots_per_iteration, 200.0);
+        assert_eq!(s.dirac.as_ref().unwrap().director.pilots_per_iteration, 42.0);
+        // 10⁷ jobs: 500 000 slots, five directors' worth; 10⁴: 500 slots, a fifth of one.
+        for (jobs, ppi) in [(10_000_000, 200.0), (10_000, 0.2), (100_000, 2.0)] {
+            let s = crate::scenario::load_str(&scale_scenario(jobs), "gen").unwrap().scenario;
+            assert_eq!(s.dirac.as_ref().unwrap().director.pilots_per_iteration, ppi, "{jobs} jobs");
+        }
     }
 }
