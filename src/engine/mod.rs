@@ -14,10 +14,12 @@ pub mod distribution;
 pub mod prefetch;
 pub mod queue;
 pub mod rng;
+pub mod staged;
 pub mod time;
 
 pub use digest::Digest;
 pub use prefetch::prefetch;
 pub use queue::EventQueue;
 pub use rng::{RngStreams, SimRng};
+pub use staged::StagedQueue;
 pub use time::{OptTime, SimDuration, SimTime};

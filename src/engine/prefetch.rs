@@ -2,9 +2,9 @@
 //!
 //! At 10⁷ jobs the job and pilot tables hold gigabytes, so the first read of a job's record
 //! when its end is handled waits on main memory (perf: the single largest stall of the run,
-//! issue 13). The event loop knows the next event before it handles the current one
-//! ([`crate::engine::EventQueue::peek_next`]), and so what that event will read; a prefetch
-//! lets the load overlap the current event's work. A hint never changes a result: it neither
+//! issue 13). The event loop knows the coming events before it handles the current one
+//! ([`crate::engine::StagedQueue::ahead`]), and so what they will read; a prefetch lets the
+//! loads overlap the current event's work. A hint never changes a result: it neither
 //! faults nor writes, and a wrong guess only costs a cache line.
 
 /// Ask for the cache lines of `value` (its first and its last byte, which cover every record

@@ -49,31 +49,10 @@ pub struct EventQueue<E> {
     buckets: [Vec<(u64, E)>; 64],
     /// Bit `j` is set iff `buckets[j]` is non-empty.
     occupied: u64,
-    /// When `Some`, the smallest time in `buckets` and where its oldest event is (saves a
-    /// scan before a move, and lets [`EventQueue::peek_next`] name the next event).
-    min_hint: Option<MinHint>,
+    /// When `Some`, the smallest time in `buckets` (saves a scan before a move).
+    min_hint: Option<u64>,
     /// Number of pending events.
     len: usize,
-}
-
-/// The smallest pending time outside bucket 0, and the bucket and index of its oldest event.
-#[derive(Debug, Clone, Copy)]
-struct MinHint {
-    key: u64,
-    bucket: u8,
-    index: u32,
-}
-
-impl MinHint {
-    /// The hint after an event with key `k` was appended at `bucket[index]`: it becomes the
-    /// minimum only if strictly smaller (an equal key is younger than the hinted event).
-    #[inline]
-    fn with(hint: Option<MinHint>, k: u64, bucket: usize, index: usize) -> Option<MinHint> {
-        match hint {
-            Some(h) if h.key <= k => Some(h),
-            _ => Some(MinHint { key: k, bucket: bucket as u8, index: index as u32 }),
-        }
-    }
 }
 
 /// Bucket of key `k` for base `base`: 0 if equal, else one more than the highest differing bit.
@@ -113,12 +92,11 @@ impl<E> EventQueue<E> {
         match bucket_of(k, self.base) {
             0 => self.now.push_back(ev),
             b => {
-                let bucket = &mut self.buckets[b - 1];
-                bucket.push((k, ev));
+                self.buckets[b - 1].push((k, ev));
                 self.occupied |= 1 << (b - 1);
                 // Unknown stays unknown: the next peek scans, and finds this key if smallest.
-                if self.min_hint.is_some() {
-                    self.min_hint = MinHint::with(self.min_hint, k, b - 1, bucket.len() - 1);
+                if let Some(h) = self.min_hint {
+                    self.min_hint = Some(h.min(k));
                 }
             }
         }
@@ -146,35 +124,19 @@ impl<E> EventQueue<E> {
         if self.len == 0 {
             return None;
         }
-        Some(SimTime(self.min().key))
-    }
-
-    /// The event the next [`EventQueue::pop`] returns unless an earlier one is pushed first,
-    /// without removing it: a hint for prefetching its data while the current one is handled.
-    pub fn peek_next(&mut self) -> Option<&E> {
-        if !self.now.is_empty() {
-            return self.now.front();
-        }
-        if self.len == 0 {
-            return None;
-        }
-        let h = self.min();
-        Some(&self.buckets[usize::from(h.bucket)][h.index as usize].1)
+        Some(SimTime(self.min()))
     }
 
     /// The minimum of the buckets, scanning the first non-empty one if it is not known yet.
     /// Bucket 0 must be empty and some bucket not.
-    fn min(&mut self) -> MinHint {
+    fn min(&mut self) -> u64 {
         if let Some(h) = self.min_hint {
             return h;
         }
         let j = self.occupied.trailing_zeros() as usize;
-        let mut hint = None;
-        for (i, &(k, _)) in self.buckets[j].iter().enumerate() {
-            hint = MinHint::with(hint, k, j, i);
-        }
-        self.min_hint = hint;
-        hint.expect("occupied bucket")
+        let min = self.buckets[j].iter().map(|&(k, _)| k).min().expect("occupied bucket");
+        self.min_hint = Some(min);
+        min
     }
 
     /// Number of pending events.
@@ -227,10 +189,9 @@ impl<E> EventQueue<E> {
             match bucket_of(k, self.base) {
                 0 => self.now.push_back(ev),
                 b => {
-                    let bucket = &mut self.buckets[b - 1];
-                    bucket.push((k, ev));
+                    self.buckets[b - 1].push((k, ev));
                     self.occupied |= 1 << (b - 1);
-                    next_min = MinHint::with(next_min, k, b - 1, bucket.len() - 1);
+                    next_min = Some(next_min.map_or(k, |m: u64| m.min(k)));
                 }
             }
         }
@@ -376,10 +337,6 @@ mod tests {
                 // Not every step, so pops also run without a minimum cached by a peek.
                 assert_eq!(q.peek_time(), reference.peek().map(|Reverse((t, _))| SimTime(*t)));
             }
-            if step % 7 == 0 {
-                // The event the next pop returns, oldest first among equal times.
-                assert_eq!(q.peek_next().copied(), reference.peek().map(|Reverse((_, s))| *s), "step {step}");
-            }
             // Alternate push-heavy and pop-heavy phases so the queue both grows and drains.
             let push_share = if (step / 5_000) % 2 == 0 { 60 } else { 40 };
             if dist::index(&mut rng, 100) < push_share {
@@ -400,11 +357,9 @@ mod tests {
             }
         }
         while let Some(Reverse((t, s))) = reference.pop() {
-            assert_eq!(q.peek_next().copied(), Some(s));
             assert_eq!(q.pop(), Some((SimTime(t), s)));
         }
         assert!(q.is_empty());
-        assert_eq!(q.peek_next(), None);
         assert!(seq > 100_000);
     }
 }

@@ -1,37 +1,38 @@
-//! Lookahead for the event loop: while one event is handled, start loading what the next one
-//! will read (issue 13: at 10⁷ jobs the first read of a job's or a pilot's record waits on main
-//! memory). Hints only ([`prefetch`]): no result depends on them.
+//! Lookahead for the event loop: when the queue stages a batch of coming events
+//! ([`crate::engine::StagedQueue`]), ask for what they will read, all at once (issue 13: at 10⁷
+//! jobs the first read of a job's or a pilot's record waits on a page walk and main memory, and
+//! prefetches issued together walk in parallel; see `engine::staged`). Hints only
+//! ([`prefetch`]): no result depends on them.
 
 use super::world::{Event, World};
 use crate::engine::prefetch;
 use crate::ids::{PilotId, job_index};
 
 impl World {
-    /// Start loading what the next queued event will read while this one is handled
-    /// ([`prefetch`]): a job end's job record, a pilot event's pilot. Results never depend on it.
-    pub(super) fn prefetch_next(&mut self) {
-        match self.core.queue.peek_next() {
-            Some(&Event::JobEnd(j)) => {
-                if let Some(job) = self.core.jobs.get(job_index(j)) {
-                    prefetch(job);
+    /// A batch of `fresh` events was just staged behind the ones staged a batch earlier. For
+    /// the fresh ones, ask for their first record: a job end's job, a pilot event's pilot. For
+    /// the earlier job ends, whose job records were asked for a batch ago, read the pilot and
+    /// ask for its state. Results never depend on it.
+    pub(super) fn prefetch_staged(&self, fresh: usize) {
+        let staged = self.core.queue.ahead();
+        let earlier = staged.len().saturating_sub(fresh);
+        for (i, ev) in staged.enumerate() {
+            match *ev {
+                Event::JobEnd(j) if i < earlier => {
+                    if let Some(p) = self.core.jobs.get(job_index(j)).and_then(|job| job.pilot()) {
+                        self.prefetch_pilot(p);
+                    }
                 }
+                Event::JobEnd(j) => {
+                    if let Some(job) = self.core.jobs.get(job_index(j)) {
+                        prefetch(job);
+                    }
+                }
+                Event::PilotAsks(p) | Event::PilotReachesBatch(p) | Event::PilotAborted(p) if i >= earlier => {
+                    self.prefetch_pilot(p);
+                }
+                _ => {}
             }
-            Some(&(Event::PilotAsks(p) | Event::PilotReachesBatch(p) | Event::PilotAborted(p))) => {
-                self.prefetch_pilot(p);
-            }
-            _ => {}
-        }
-    }
-
-    /// Once an event is handled, nothing is pushed before the next pop: if the queue's next
-    /// event is a job end, its job record (asked for by [`Self::prefetch_next`] while this event
-    /// was handled) names its pilot, whose state is then loaded during the pop. Asking at the
-    /// job end itself left the pilot's first read waiting on memory (7 % of the 10⁷-job week).
-    pub(super) fn prefetch_next_pilot(&mut self) {
-        if let Some(&Event::JobEnd(j)) = self.core.queue.peek_next()
-            && let Some(p) = self.core.jobs.get(job_index(j)).and_then(|job| job.pilot())
-        {
-            self.prefetch_pilot(p);
         }
     }
 

@@ -4,7 +4,8 @@
 
 use std::collections::VecDeque;
 
-use crate::engine::{Digest, EventQueue, RngStreams, SimDuration, SimRng, SimTime, dist};
+use crate::engine::staged::BATCH;
+use crate::engine::{Digest, RngStreams, SimDuration, SimRng, SimTime, StagedQueue, dist};
 use crate::grid::network::{Completion, LinkEvent, Network, TransferError, TransferId};
 use crate::grid::storage::{StorageError, StorageId, Storages};
 use crate::grid::{Grid, GridEvent, PilotShape, PilotStatus, Refusal, Transition};
@@ -94,7 +95,7 @@ enum News {
 
 /// The state every WMS sees through its [`Ctx`], and the event queue only the world touches.
 pub struct Core {
-    pub queue: EventQueue<Event>,
+    pub queue: StagedQueue<Event>,
     pub grid: Grid,
     /// Every job, by `ids::job_index`.
     pub jobs: Vec<Job>,
@@ -156,7 +157,7 @@ impl World {
     /// Build the world at time 0: every job arrival scheduled, each WMS started, sampling
     /// and accounting snapshots scheduled.
     pub fn new(scenario: Scenario, specs: Vec<JobSpec>, setup: wms::Setup, rngs: &RngStreams) -> Self {
-        let queue = EventQueue::new();
+        let queue = StagedQueue::new();
         let jobs: Vec<Job> = specs
             .into_iter()
             .enumerate()
@@ -221,7 +222,12 @@ impl World {
     /// Process every event up to and including `until`.
     pub fn run_until(&mut self, until: SimTime) {
         while let Some((now, ev)) = self.core.next_event(until) {
-            self.prefetch_next();
+            // A batch, when events are dense enough that their records may be far in memory
+            // (a few staged at a time are a small grid's, whose tables are in cache).
+            let staged = self.core.queue.take_staged();
+            if staged >= BATCH / 2 {
+                self.prefetch_staged(staged);
+            }
             let (code, id) = ev.digest_words(&self.core.jobs);
             self.core.digest.write_u64(now.as_millis());
             self.core.digest.write_u64(code << 32 | id);
@@ -229,7 +235,6 @@ impl World {
             self.core.now = now;
             self.handle(now, ev);
             self.deliver_news();
-            self.prefetch_next_pilot();
         }
     }
 
