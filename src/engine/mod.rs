@@ -13,6 +13,8 @@ pub mod dist;
 pub mod distribution;
 pub mod prefetch;
 pub mod queue;
+#[cfg(test)]
+mod queue_check;
 pub mod rng;
 pub mod staged;
 pub mod time;

@@ -210,9 +210,7 @@ impl<E> Default for EventQueue<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{RngStreams, dist};
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
+    use crate::engine::dist;
 
     #[test]
     fn empty_queue() {
@@ -327,39 +325,19 @@ mod tests {
     /// Random pushes, pops and peeks against a binary heap keyed by (time, sequence).
     #[test]
     fn matches_binary_heap() {
-        let mut rng = RngStreams::new(7).stream("test/queue");
         let mut q = EventQueue::new();
-        let mut reference = BinaryHeap::new();
-        let mut seq = 0u64;
-        for step in 0..200_000 {
-            assert_eq!(q.len(), reference.len());
-            if step % 3 == 0 {
-                // Not every step, so pops also run without a minimum cached by a peek.
-                assert_eq!(q.peek_time(), reference.peek().map(|Reverse((t, _))| SimTime(*t)));
-            }
-            // Alternate push-heavy and pop-heavy phases so the queue both grows and drains.
-            let push_share = if (step / 5_000) % 2 == 0 { 60 } else { 40 };
-            if dist::index(&mut rng, 100) < push_share {
-                let offset = match dist::index(&mut rng, 5) {
-                    0 => 0,
-                    1 => dist::index(&mut rng, 4) as u64,
-                    2 => dist::index(&mut rng, 1000) as u64,
-                    3 => dist::index(&mut rng, 1 << 20) as u64,
-                    _ => dist::index(&mut rng, 1 << 40) as u64,
-                };
-                let t = q.last_popped().0 + offset;
-                q.push(SimTime(t), seq);
-                reference.push(Reverse((t, seq)));
-                seq += 1;
-            } else {
-                let want = reference.pop().map(|Reverse((t, s))| (SimTime(t), s));
-                assert_eq!(q.pop(), want, "step {step}");
-            }
-        }
-        while let Some(Reverse((t, s))) = reference.pop() {
-            assert_eq!(q.pop(), Some((SimTime(t), s)));
-        }
-        assert!(q.is_empty());
-        assert!(seq > 100_000);
+        let pushed = crate::engine::queue_check::against_binary_heap(
+            &mut q,
+            "test/queue",
+            |rng, _| match dist::index(rng, 5) {
+                0 => 0,
+                1 => dist::index(rng, 4) as u64,
+                2 => dist::index(rng, 1000) as u64,
+                3 => dist::index(rng, 1 << 20) as u64,
+                _ => dist::index(rng, 1 << 40) as u64,
+            },
+            |_, _, _| {},
+        );
+        assert!(pushed > 100_000);
     }
 }

@@ -235,9 +235,7 @@ impl<E> Default for StagedQueue<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{RngStreams, dist};
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
+    use crate::engine::dist;
 
     #[test]
     fn pushes_before_the_staged_events_keep_time_then_insertion_order() {
@@ -356,51 +354,34 @@ mod tests {
 
     /// Random pushes, pops and peeks against a binary heap keyed by (time, sequence); many
     /// pushes land among the staged events (offsets of a few milliseconds), some overflow
-    /// `ahead`, some are about the horizon.
+    /// `ahead`, some are about the horizon. Every 101 steps, `ahead` must be the pop order
+    /// without the events in `early`.
     #[test]
     fn matches_binary_heap() {
-        let mut rng = RngStreams::new(11).stream("test/staged");
-        let mut q: StagedQueue<u64> = StagedQueue::new();
-        let mut reference = BinaryHeap::new();
-        let mut seq = 0u64;
-        for step in 0..200_000 {
-            assert_eq!(q.len(), reference.len());
-            if step % 3 == 0 {
-                assert_eq!(q.peek_time(), reference.peek().map(|Reverse((t, _))| SimTime(*t)));
-            }
-            if step % 101 == 0 {
-                let mut sorted: Vec<_> = reference.iter().map(|Reverse(p)| *p).collect();
-                sorted.sort_unstable();
-                // `ahead` is the pop order without the (rare) events in `early`.
-                let early: Vec<u64> = q.early.iter().map(|e| e.ev).collect();
-                let want: Vec<u64> =
-                    sorted.iter().map(|&(_, s)| s).filter(|s| !early.contains(s)).take(q.ahead.len()).collect();
-                assert_eq!(q.ahead().copied().collect::<Vec<_>>(), want, "step {step}");
-            }
-            let push_share = if (step / 5_000) % 2 == 0 { 60 } else { 40 };
-            if dist::index(&mut rng, 100) < push_share {
-                let offset = match dist::index(&mut rng, 5) {
-                    0 => 0,
-                    1 => dist::index(&mut rng, 4) as u64,
-                    2 => dist::index(&mut rng, 30) as u64,
-                    3 if step % 2 == 0 => dist::index(&mut rng, 30_000) as u64, // about the horizon
-                    3 => dist::index(&mut rng, 1 << 20) as u64,
-                    _ => dist::index(&mut rng, 1 << 40) as u64,
-                };
-                let t = q.last_popped().0 + offset;
-                q.push(SimTime(t), seq);
-                reference.push(Reverse((t, seq)));
-                seq += 1;
-            } else {
-                let want = reference.pop().map(|Reverse((t, s))| (SimTime(t), s));
-                assert_eq!(q.pop(), want, "step {step}");
-            }
-        }
-        while let Some(Reverse((t, s))) = reference.pop() {
-            assert_eq!(q.pop(), Some((SimTime(t), s)));
-        }
-        assert!(q.is_empty() && q.pop().is_none());
-        assert!(seq > 90_000, "{seq} pushes");
+        let mut q = StagedQueue::new();
+        let pushed = crate::engine::queue_check::against_binary_heap(
+            &mut q,
+            "test/staged",
+            |rng, step| match dist::index(rng, 5) {
+                0 => 0,
+                1 => dist::index(rng, 4) as u64,
+                2 => dist::index(rng, 30) as u64,
+                3 if step % 2 == 0 => dist::index(rng, 30_000) as u64,
+                3 => dist::index(rng, 1 << 20) as u64,
+                _ => dist::index(rng, 1 << 40) as u64,
+            },
+            |q, step, reference| {
+                if step % 101 == 0 {
+                    let mut sorted: Vec<_> = reference.iter().map(|Reverse(p)| *p).collect();
+                    sorted.sort_unstable();
+                    let early: Vec<u64> = q.early.iter().map(|e| e.ev).collect();
+                    let want: Vec<u64> =
+                        sorted.iter().map(|&(_, s)| s).filter(|s| !early.contains(s)).take(q.ahead.len()).collect();
+                    assert_eq!(q.ahead().copied().collect::<Vec<_>>(), want, "step {step}");
+                }
+            },
+        );
+        assert!(pushed > 90_000, "{pushed} pushes");
         assert!(q.early_seq > 1000, "the overflow path ran: {}", q.early_seq);
     }
 }
