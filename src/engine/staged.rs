@@ -36,7 +36,8 @@
 //! any `early` time), so a pop takes `early`'s first event when its time is strictly before
 //! `ahead`'s first, else `ahead`'s.
 //!
-//! The differential test below checks all of it against a binary heap keyed by (time, sequence).
+//! The differential test (`engine::queue_check`, driven by this module's tests) checks all of it
+//! against a binary heap keyed by (time, sequence).
 
 use super::{EventQueue, SimDuration, SimTime};
 use std::cmp::{Ordering, Reverse};
@@ -45,9 +46,8 @@ use std::collections::{BinaryHeap, VecDeque};
 /// Events taken from the heap at a time: the batch whose memory the loop asks for together.
 pub const BATCH: usize = 8;
 /// How far after the last pop an event may be to be staged. The 10⁶-job week has 7.5 events a
-/// simulated second, so the batches of every size from there up are full (1 s staged less at
-/// 10⁵ jobs but cost 6 % more instructions there: more pops went past the staged events to the
-/// heap).
+/// simulated second, so the batches of every size from there up are full (with 2 s, 10⁶'s came
+/// short and its event loop was 5–14 % slower than before batching, where 10 s is 6 % faster).
 pub const HORIZON: SimDuration = SimDuration(10_000);
 /// The most events `ahead` holds (a push before the fence shifts at most half of them).
 pub const CAP: usize = 8 * BATCH;
