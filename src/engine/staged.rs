@@ -5,11 +5,10 @@
 //! # Why a batch
 //!
 //! At 10⁷ jobs the job and pilot tables span gigabytes, and on this project's machine (a virtual
-//! machine, 4 KiB pages) the first touch of a record is a TLB miss as well as a cache miss. A
-//! software prefetch cannot retire before its page walk is done, so one prefetch per event
-//! stalls the event for a whole walk however early it is issued: `perf` put two thirds of the
-//! event loop's own time at 10⁷ right after its three prefetches. Prefetches issued back to back
-//! walk in parallel. A loop over a 1 GiB table on this machine, one random line read per step
+//! machine, 4 KiB pages) the first touch of a record is a TLB miss as well as a cache miss.
+//! `perf` put two thirds of the event loop's own time at 10⁷ right after its three prefetches:
+//! a prefetch stalls its event, however early it is issued, as if it could not retire before
+//! its page walk is done; prefetches issued back to back overlap their walks. A loop over a 1 GiB table on this machine, one random line read per step
 //! and 168 ns of arithmetic between (README, Performance): no prefetch 456 ns a step, one
 //! prefetch a step for the next step 250, one a step eight steps ahead 275, eight at once every
 //! eight steps 187.
@@ -65,7 +64,8 @@ pub struct StagedQueue<E> {
     /// The time of the last popped event (0 before the first).
     last: SimTime,
     /// At most the time of the heap's next event (what it was when staging last stopped at
-    /// it, or an earlier push), so that a stage with nothing in reach costs no look at the heap.
+    /// it, or an earlier push), so that a stage with nothing in reach costs no look at the heap
+    /// (0.9 % of the instructions at 10⁵ jobs, where most stages find nothing in reach).
     heap_next: SimTime,
     /// Events taken from the heap since [`StagedQueue::take_staged`] last cleared it.
     staged: usize,
@@ -114,6 +114,13 @@ impl<E> StagedQueue<E> {
     /// panics; a release build schedules the event at `last_popped`, as [`EventQueue::push`].
     pub fn push(&mut self, at: SimTime, ev: E) {
         debug_assert!(at >= self.last, "event at {at} scheduled before the last popped time {}", self.last);
+        self.push_clamped(at, ev);
+    }
+
+    /// [`Self::push`] without the debug check: a time in the past is scheduled at
+    /// [`Self::last_popped`]. What `push` does in a release build; separate so that the
+    /// clamping is tested in every build.
+    fn push_clamped(&mut self, at: SimTime, ev: E) {
         let at = at.max(self.last);
         if at >= self.heap.last_popped() {
             self.heap.push(at, ev);
@@ -328,16 +335,16 @@ mod tests {
         assert_eq!(q.len(), 39);
     }
 
-    /// What `push` does with a time in the past in a release build, tested in every build.
+    /// What `push` does with a time in the past in a release build, tested in every build
+    /// (the test profile keeps debug assertions, where `push` panics instead).
     #[test]
-    #[cfg(not(debug_assertions))]
-    fn push_into_the_past_is_clamped_in_release() {
+    fn push_into_the_past_is_clamped() {
         let mut q = StagedQueue::new();
         for (t, e) in [(10, 'a'), (10, 'b'), (12, 'd')] {
             q.push(SimTime(t), e);
         }
         q.pop();
-        q.push(SimTime(9), 'c');
+        q.push_clamped(SimTime(9), 'c'); // staged: before the fence (12), after 'b'
         let got: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(got, [(SimTime(10), 'b'), (SimTime(10), 'c'), (SimTime(12), 'd')]);
     }
