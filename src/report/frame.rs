@@ -6,6 +6,7 @@
 //! twice the size and averaged down 2×2, which anti-aliases lines, markers and
 //! text (plotters' bitmap backend does not); sizes below are in output pixels.
 
+use std::cell::RefCell;
 use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -20,6 +21,7 @@ use super::canvas::{Canvas, PlotRect};
 use super::colorbar::ColorBarPanel;
 use super::legend::Legend;
 use super::marks::{cell_text_size, draw_cell, draw_vline, threshold_label_rows};
+use super::png::encode_rgb;
 use super::scene::{Scene, Shape};
 use super::style::{
     AREA_OPACITY, ChartError, DESC_SIZE, GRID, MINOR_GRID, MUTED, NOTE_SIZE, RULE, SHADE, SMALL_SIZE, TEXT, TICK_SIZE,
@@ -38,6 +40,13 @@ const MARGIN_TOP: i32 = 12;
 /// Tick mark length, and the gap between a tick mark and its label.
 const TICK_LEN: i32 = 8;
 const TICK_GAP: i32 = 6;
+
+thread_local! {
+    /// The supersampled raster of the chart being drawn (17 MB), kept by each thread from
+    /// one chart to the next rather than allocated, faulted in and zeroed for every chart
+    /// (a sweep's seven charts on one thread: 3 % faster, 10 pairs).
+    static RASTER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
 
 static FONTS: Once = Once::new();
 static FONTS_OK: AtomicBool = AtomicBool::new(false);
@@ -67,59 +76,46 @@ pub struct Rendered {
 /// Renders `scene` to a PNG (in memory) and an SVG of the same logical size.
 pub(crate) fn render(scene: &Scene) -> Result<Rendered, ChartError> {
     ensure_fonts()?;
-    let (w, h) = (WIDTH * SUPERSAMPLE, HEIGHT * SUPERSAMPLE);
-    // White already: the raster scene skips plotters' background fill, which blends every
-    // pixel one by one (a quarter of a sweep's chart time; the bytes are the same).
-    let mut big = vec![255u8; w as usize * h as usize * 3];
-    {
-        let root = BitMapBackend::with_buffer(&mut big, (w, h)).into_drawing_area();
-        draw_scene(&Canvas::new(&root, SUPERSAMPLE, true), scene)?;
-        root.present()?;
-    }
+    let png = RASTER.with_borrow_mut(|big| -> Result<Vec<u8>, ChartError> {
+        let (w, h) = (WIDTH * SUPERSAMPLE, HEIGHT * SUPERSAMPLE);
+        // White already: the raster scene skips plotters' background fill, which blends every
+        // pixel one by one (a quarter of a sweep's chart time; the bytes are the same).
+        big.clear();
+        big.resize(w as usize * h as usize * 3, 255);
+        {
+            let root = BitMapBackend::with_buffer(big, (w, h)).into_drawing_area();
+            draw_scene(&Canvas::new(&root, SUPERSAMPLE, true), scene)?;
+            root.present()?;
+        }
+        encode_rgb(&downsample(big), WIDTH, HEIGHT)
+    })?;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
         draw_scene(&Canvas::new(&root, 1, false), scene)?;
         root.present()?;
     }
-    Ok(Rendered { png: encode_png(&downsample(&big))?, svg })
+    Ok(Rendered { png, svg })
 }
 
-/// Averages each `SUPERSAMPLE`² block of the RGB image into one pixel.
+/// Averages each `SUPERSAMPLE`² (2×2) block of the RGB image into one pixel, rounding half
+/// up. Written for the fixed block size, over whole rows into a sized buffer: summing pixel
+/// by pixel for any block size took 21 % of the samples of a sweep's chart drawing, this
+/// takes 15 %.
 fn downsample(big: &[u8]) -> Vec<u8> {
-    let (s, w) = (SUPERSAMPLE as usize, WIDTH as usize);
-    let big_row = w * s * 3;
-    let n = (s * s) as u32;
-    let mut out = Vec::with_capacity(w * HEIGHT as usize * 3);
-    let mut sums = vec![0u32; w * 3];
-    for band in big.chunks_exact(big_row * s) {
-        sums.fill(0);
-        for row in band.chunks_exact(big_row) {
-            // The s big pixels of a row that land in one output pixel, channel by channel.
-            for (sum, block) in sums.chunks_exact_mut(3).zip(row.chunks_exact(3 * s)) {
-                for px in block.chunks_exact(3) {
-                    sum[0] += u32::from(px[0]);
-                    sum[1] += u32::from(px[1]);
-                    sum[2] += u32::from(px[2]);
-                }
+    const _: () = assert!(SUPERSAMPLE == 2, "downsample averages 2×2 blocks");
+    let (row, big_row) = (WIDTH as usize * 3, WIDTH as usize * 2 * 3);
+    let mut out = vec![0u8; row * HEIGHT as usize];
+    for (dst, band) in out.chunks_exact_mut(row).zip(big.chunks_exact(big_row * 2)) {
+        let (upper, lower) = band.split_at(big_row);
+        for ((d, a), b) in dst.chunks_exact_mut(3).zip(upper.chunks_exact(6)).zip(lower.chunks_exact(6)) {
+            for c in 0..3 {
+                let sum = u16::from(a[c]) + u16::from(a[c + 3]) + u16::from(b[c]) + u16::from(b[c + 3]);
+                d[c] = ((sum + 2) / 4) as u8;
             }
         }
-        out.extend(sums.iter().map(|sum| ((sum + n / 2) / n) as u8));
     }
     out
-}
-
-/// Encodes the RGB image as PNG. The fixed "Up" filter gives the smallest files
-/// for charts (large flat areas) and is several times faster than adaptive
-/// filtering.
-fn encode_png(rgb: &[u8]) -> Result<Vec<u8>, ChartError> {
-    use image::ImageEncoder;
-    use image::codecs::png::{CompressionType, FilterType, PngEncoder};
-    let mut png = Vec::new();
-    PngEncoder::new_with_quality(&mut png, CompressionType::Default, FilterType::Up)
-        .write_image(rgb, WIDTH, HEIGHT, image::ColorType::Rgb8)
-        .map_err(|e| ChartError::new(format!("PNG encoding failed: {e}")))?;
-    Ok(png)
 }
 
 /// Plotters coordinate of an [`Axis`]: linear mapping, with our own tick (bold
@@ -372,4 +368,34 @@ fn draw_band_label<DB: DrawingBackend>(
     let x = if inside { left + c.px(6) } else { right + c.px(8) };
     let top_left = Pos::new(HPos::Left, VPos::Top);
     c.text(label, SMALL_SIZE, MUTED, top_left, (x, top + c.px(8)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn downsample_averages_each_block_rounding_half_up() {
+        let (w, h) = (WIDTH as usize * 2, HEIGHT as usize * 2);
+        // Every byte value, and blocks whose sums end in .25, .5 and .75.
+        let big: Vec<u8> = (0..w * h * 3).map(|i| ((i * 7 + i / (w * 3) * 13) % 256) as u8).collect();
+        let small = downsample(&big);
+        assert_eq!(small.len(), WIDTH as usize * HEIGHT as usize * 3);
+        for (y, x, c) in [(0, 0, 0), (0, 1, 2), (17, 800, 1), (HEIGHT as usize - 1, WIDTH as usize - 1, 2)] {
+            let at = |yy: usize, xx: usize| u32::from(big[(yy * w + xx) * 3 + c]);
+            let sum = at(2 * y, 2 * x) + at(2 * y, 2 * x + 1) + at(2 * y + 1, 2 * x) + at(2 * y + 1, 2 * x + 1);
+            assert_eq!(
+                u32::from(small[(y * WIDTH as usize + x) * 3 + c]),
+                (sum + 2) / 4,
+                "pixel ({x}, {y}) channel {c}"
+            );
+        }
+        // 1 + 2 + 2 + 2 = 7: 1.75 rounds to 2; 1 + 1 + 2 + 2 = 6: 1.5 rounds up to 2.
+        let mut flat = vec![2u8; w * h * 3];
+        flat[0] = 1;
+        flat[3] = 1;
+        flat[w * 3 + 6] = 1;
+        let small = downsample(&flat);
+        assert_eq!((small[0], small[3]), (2, 2));
+    }
 }

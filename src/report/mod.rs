@@ -9,9 +9,9 @@
 //! why a job went where it went.
 //!
 //! Inside, the modules are layered without cycles (a test checks it): `style` (sizes,
-//! colours, palette, [`ChartError`]) at the bottom; `axis`, `scene`, `canvas`, then the
-//! legend, colour bar and marks drawn on a canvas; `frame`, which lays them out and
-//! renders a scene; and the charts on top.
+//! colours, palette, [`ChartError`]) and `png` (the charts' PNG encoder) at the bottom;
+//! `axis`, `scene`, `canvas`, then the legend, colour bar and marks drawn on a canvas;
+//! `frame`, which lays them out and renders a scene; and the charts on top.
 
 mod axis;
 mod canvas;
@@ -27,6 +27,7 @@ mod marks;
 mod module_graph;
 pub mod outputs;
 pub mod panda_charts;
+mod png;
 mod scene;
 mod style;
 pub mod sweep_charts;
