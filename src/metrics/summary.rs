@@ -187,9 +187,10 @@ pub fn build(run: &mut RunData) -> Summary {
         waiting_at_end: count(JobStatus::Waiting),
     };
     let all = &run.grid.pilots;
-    let (mut pilot_status, mut empty, mut used) = ([0u64; PilotStatus::Cancelled as usize + 1], 0, 0);
+    let (mut pilot_status, mut waiting, mut empty, mut used) = ([0u64; PilotStatus::Cancelled as usize + 1], 0, 0, 0);
     for p in all {
         pilot_status[p.status as usize] += 1;
+        waiting += u64::from(p.status.is_waiting());
         if p.started().is_some() {
             if p.jobs_run == 0 {
                 empty += 1;
@@ -207,7 +208,7 @@ pub fn build(run: &mut RunData) -> Summary {
         failed: pcount(PilotStatus::Failed),
         empty,
         used,
-        waiting_at_end: pcount(PilotStatus::Submitted) + pcount(PilotStatus::Waiting),
+        waiting_at_end: waiting,
         running_at_end: pcount(PilotStatus::Running),
         never_started: all.len() as u64 - empty - used,
         refused: u64::from(run.grid.counts().refused),

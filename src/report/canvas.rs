@@ -319,7 +319,7 @@ impl<'a, DB: DrawingBackend> Canvas<'a, DB> {
 /// Columns are cut into pieces over which both `top` and `bottom` are monotone (one piece
 /// per straight segment of the area's outline, give or take a column); in a piece, the
 /// columns that cover a row are one interval, found by two binary searches.
-pub(crate) fn row_runs(spans: &[Option<(i32, i32)>]) -> Vec<(i32, usize, usize)> {
+fn row_runs(spans: &[Option<(i32, i32)>]) -> Vec<(i32, usize, usize)> {
     let mut runs = Vec::new();
     let mut start = 0;
     while start < spans.len() {
