@@ -327,23 +327,21 @@ fn row_runs(spans: &[Option<(i32, i32)>]) -> Vec<(i32, usize, usize)> {
             start += 1;
             continue;
         };
-        // Extend the piece while `top` and `bottom` each keep one direction.
+        // Extend the piece while `top` and `bottom` each keep one direction, noting its rows.
         let (mut top_dir, mut bottom_dir) = (0, 0);
-        let mut end = start + 1;
-        let mut last = first;
-        while let Some(Some(next)) = spans.get(end) {
+        let mut piece = vec![first];
+        let (mut highest, mut lowest) = first;
+        while let Some(&Some(next)) = spans.get(start + piece.len()) {
+            let last = piece[piece.len() - 1];
             let (t, b) = ((next.0 - last.0).signum(), (next.1 - last.1).signum());
             if t * top_dir < 0 || b * bottom_dir < 0 {
                 break;
             }
             top_dir = if t != 0 { t } else { top_dir };
             bottom_dir = if b != 0 { b } else { bottom_dir };
-            last = *next;
-            end += 1;
+            (highest, lowest) = (highest.min(next.0), lowest.max(next.1));
+            piece.push(next);
         }
-        let piece: Vec<(i32, i32)> = spans[start..end].iter().flatten().copied().collect();
-        let highest = piece.iter().map(|s| s.0).min().unwrap_or(0);
-        let lowest = piece.iter().map(|s| s.1).max().unwrap_or(-1);
         for y in highest..=lowest {
             // Columns with top ≤ y: a prefix if top grows along the piece, else a suffix;
             // columns with bottom ≥ y: a suffix if bottom grows, else a prefix.
@@ -362,7 +360,7 @@ fn row_runs(spans: &[Option<(i32, i32)>]) -> Vec<(i32, usize, usize)> {
                 runs.push((y, start + lo, start + hi));
             }
         }
-        start = end;
+        start += piece.len();
     }
     runs
 }

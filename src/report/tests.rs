@@ -5,7 +5,6 @@
 
 use super::*;
 
-const PNG_SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
 const ENTITIES: [(&str, f64); 4] = [("lhcb_user", 0.40), ("lhcb_mc", 0.30), ("atlas_prod", 0.20), ("belle2", 0.10)];
 
 /// Small deterministic generator (xorshift64*), uniform in [0, 1).
@@ -108,7 +107,7 @@ fn realistic_waits() -> WaitTimes {
 /// Shared by the sweep-chart tests: PNG and SVG are well formed, sized 1600×900, contain
 /// `must_contain`; saved under `$PILOTSIM_REPORT_OUT` for a look.
 pub(super) fn check(name: &str, r: &Rendered, must_contain: &[&str]) {
-    assert!(r.png.starts_with(&PNG_SIGNATURE), "{name}: not a PNG");
+    assert!(r.png.starts_with(&super::png::SIGNATURE), "{name}: not a PNG");
     assert!(r.svg.starts_with("<svg"), "{name}: not an SVG");
     assert!(r.svg.contains(r#"width="1600""#) && r.svg.contains(r#"height="900""#));
     for text in must_contain {
