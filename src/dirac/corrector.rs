@@ -29,6 +29,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::engine::Period;
+
 /// Which behaviour the corrector follows (seed 002 vs reference §3.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum CorrectorVariant {
@@ -92,14 +94,14 @@ pub struct ShareCorrections {
     /// Seed formula or DIRAC 9 behaviour; left out, `dirac.preset` decides.
     pub variant: Option<CorrectorVariant>,
     /// `UpdateHistoryPeriod`: history is refreshed at most this often (default 900 s, §3.1).
-    pub update_history_period_s: f64,
+    pub update_history_period_s: Period,
     /// The `WMSHistory` instances (at most one per group key, `SharesCorrector` L66-71).
     pub instances: Vec<CorrectorInstance>,
 }
 
 impl Default for ShareCorrections {
     fn default() -> Self {
-        Self { enabled: false, variant: None, update_history_period_s: 900.0, instances: Vec::new() }
+        Self { enabled: false, variant: None, update_history_period_s: Period::secs(900.0), instances: Vec::new() }
     }
 }
 
@@ -263,13 +265,10 @@ pub fn validate(inst: &CorrectorInstance) -> Vec<(String, String)> {
 }
 
 /// Semantic problems of the whole settings, paths prefixed with `instances[i].`: every
-/// instance as in [`validate`], a positive `update_history_period_s`, and at most one instance per
+/// instance as in [`validate`], and at most one instance per
 /// group key (`SharesCorrector` L66-71 keeps only the first).
 pub fn validate_share_corrections(sc: &ShareCorrections) -> Vec<(String, String)> {
     let mut p = Vec::new();
-    if !(sc.update_history_period_s.is_finite() && sc.update_history_period_s > 0.0) {
-        p.push(("update_history_period_s".into(), "must be a positive number of seconds".into()));
-    }
     let mut keys = BTreeMap::new();
     for (i, inst) in sc.instances.iter().enumerate() {
         p.extend(validate(inst).into_iter().map(|(path, m)| (format!("instances[{i}].{path}"), m)));
@@ -500,18 +499,19 @@ mod tests {
         let empty = validate(&CorrectorInstance { slices: vec![], ..week_hour() });
         assert_eq!(empty, vec![("slices".to_string(), "at least one time slice is needed".to_string())]);
         let sc = ShareCorrections {
-            update_history_period_s: 0.0,
             instances: vec![week_hour(), CorrectorInstance { slices: vec![], ..week_hour() }],
             ..Default::default()
         };
         let paths: Vec<String> = validate_share_corrections(&sc).into_iter().map(|(p, _)| p).collect();
-        assert_eq!(paths, ["update_history_period_s", "instances[1].slices", "instances[1].group"]);
+        assert_eq!(paths, ["instances[1].slices", "instances[1].group"]);
     }
 
     #[test]
     fn serde_defaults_and_unknown_fields() {
         let sc: ShareCorrections = ron::from_str("(instances: [(slices: [()])])").unwrap();
-        assert_eq!((sc.enabled, sc.variant, sc.update_history_period_s), (false, None, 900.0));
+        assert_eq!((sc.enabled, sc.variant, sc.update_history_period_s), (false, None, Period::secs(900.0)));
+        let e = ron::from_str::<ShareCorrections>("(update_history_period_s: 0.0004)").unwrap_err().to_string();
+        assert!(e.contains("at least 1 s"), "{e}");
         assert_eq!(sc.instances[0].max_global_correction, 5.0);
         assert_eq!(sc.instances[0].slices[0], TimeSlice::default());
         assert_eq!((TimeSlice::default().time_span_s, TimeSlice::default().weight), (604_800.0, 1.0));

@@ -17,7 +17,7 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use super::taskqueue::{TaskQueue, TqId};
-use crate::engine::dist;
+use crate::engine::{Period, dist};
 
 /// A submit pool: a named set of CEs reachable through one middleware (seed 000).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -34,7 +34,7 @@ pub struct SubmitPool {
 #[serde(deny_unknown_fields, default)]
 pub struct DirectorSettings {
     /// `PollingTime`: 60 s.
-    pub polling_time_s: f64,
+    pub polling_time_s: Period,
     /// `pilotsPerIteration`: 40.
     pub pilots_per_iteration: f64,
     /// `lowestCPUBoost`: 7200 s.
@@ -60,7 +60,7 @@ pub struct DirectorSettings {
 impl Default for DirectorSettings {
     fn default() -> Self {
         Self {
-            polling_time_s: 60.0,
+            polling_time_s: Period::secs(60.0),
             pilots_per_iteration: 40.0,
             lowest_cpu_boost_s: 7200.0,
             extra_pilot_fraction: 0.2,

@@ -8,12 +8,14 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::engine::Period;
+
 /// JobAgent options with their real defaults (reference §5 and appendix).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct JobAgentSettings {
     /// `PollingTime`: 20 s.
-    pub polling_time_s: f64,
+    pub polling_time_s: Period,
     /// `StopAfterFailedMatches`: 10.
     pub stop_after_failed_matches: u32,
     /// `MinimumTimeLeft`: 5000 (normalised CPU seconds).
@@ -24,7 +26,12 @@ pub struct JobAgentSettings {
 
 impl Default for JobAgentSettings {
     fn default() -> Self {
-        Self { polling_time_s: 20.0, stop_after_failed_matches: 10, minimum_time_left: 5000.0, stop_margin_s: 300.0 }
+        Self {
+            polling_time_s: Period::secs(20.0),
+            stop_after_failed_matches: 10,
+            minimum_time_left: 5000.0,
+            stop_margin_s: 300.0,
+        }
     }
 }
 
@@ -44,7 +51,7 @@ impl JobAgentSettings {
     /// `PollingTime·(matchFailedCount + 1)·2`, the counter being already incremented
     /// (JobAgent.execute: the first failure sleeps 80 s with PollingTime 20).
     pub fn backoff_s(&self, failures: u32) -> f64 {
-        self.polling_time_s * f64::from(failures + 1) * 2.0
+        self.polling_time_s.as_secs_f64() * f64::from(failures + 1) * 2.0
     }
 
     /// True when a pilot with this many consecutive failed matches stops (more than

@@ -25,6 +25,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::engine::Period;
+
 use super::taskqueue::{self, TaskQueue, TaskQueueDb, TqDefinition, TqId};
 
 /// `DEFAULT_GROUP_SHARE` (reference §2.1).
@@ -110,7 +112,7 @@ pub struct PrioritySettings {
     /// DIRAC 9's `ProcessDefault` (1000 per group, no correction, until the agent's pass).
     pub entity_recalculation_shares: Option<EntityRecalculationShares>,
     /// Period of the full recalculation: TaskQueuesAgent PollingTime 120 s (reference §2.4).
-    pub recalculation_period_s: f64,
+    pub recalculation_period_s: Period,
 }
 
 impl Default for PrioritySettings {
@@ -119,7 +121,7 @@ impl Default for PrioritySettings {
             user_priority_weighting: None,
             sum_identical_definitions: None,
             entity_recalculation_shares: None,
-            recalculation_period_s: 120.0,
+            recalculation_period_s: Period::secs(120.0),
         }
     }
 }

@@ -11,6 +11,7 @@
 pub mod digest;
 pub mod dist;
 pub mod distribution;
+pub mod period;
 pub mod prefetch;
 pub mod queue;
 #[cfg(test)]
@@ -20,6 +21,7 @@ pub mod staged;
 pub mod time;
 
 pub use digest::Digest;
+pub use period::Period;
 pub use prefetch::prefetch;
 pub use queue::EventQueue;
 pub use rng::{RngStreams, SimRng};

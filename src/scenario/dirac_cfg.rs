@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::dirac::corrector::{CorrectorInstance, CorrectorVariant, ShareCorrections, TimeSlice};
 use crate::dirac::priority::{JOB_SHARING, is_job_sharing_property};
+use crate::engine::Period;
 use CfgErrorKind::*;
 use GlobalCorrectionKey as K;
 
@@ -83,6 +84,18 @@ impl CfgOption {
     pub fn f64(&self) -> Result<f64, CfgError> {
         let bad = || BadValue { key: self.key.clone(), value: self.value.clone(), expected: "a finite number".into() };
         self.value.parse().ok().filter(|x: &f64| x.is_finite()).ok_or_else(|| CfgError::new(self.line, self.col, bad()))
+    }
+
+    /// The value as a [`Period`] (an agent's cycle: at least a second); the error names the
+    /// option's line:col.
+    pub fn period(&self) -> Result<Period, CfgError> {
+        Period::new(self.f64()?).map_err(|e| {
+            CfgError::new(
+                self.line,
+                self.col,
+                BadValue { key: self.key.clone(), value: self.value.clone(), expected: e.to_string() },
+            )
+        })
     }
 }
 
@@ -351,10 +364,10 @@ fn read_corrections(imp: &mut DiracCfgImport, up: &CfgSection, sc: &CfgSection, 
         out.instances.push(CorrectorInstance { name: inst.name.clone(), group, max_global_correction, slices });
     }
     if let Some(first) = periods.first() {
-        out.update_history_period_s = first.f64()?;
-        if let Some(o) = periods.iter().find(|o| o.f64().ok() != Some(out.update_history_period_s)) {
+        out.update_history_period_s = first.period()?;
+        if let Some(o) = periods.iter().find(|o| o.period().ok() != Some(out.update_history_period_s)) {
             let m = format!("UpdateHistoryPeriod differs from the one at line {}: pilotsim has one", first.line);
-            return Err(o.f64().err().unwrap_or(CfgError::new(o.line, o.col, Import(m))));
+            return Err(o.period().err().unwrap_or(CfgError::new(o.line, o.col, Import(m))));
         }
     }
     Ok(())
@@ -372,7 +385,7 @@ pub fn to_ron_fragment(import: &DiracCfgImport) -> String {
     }
     s += "],\n";
     let Some(sc) = &import.share_corrections else { return s + "share_corrections: None,\n" };
-    let (e, p) = (sc.enabled, sc.update_history_period_s);
+    let (e, p) = (sc.enabled, sc.update_history_period_s.as_secs_f64());
     let v = sc.variant.map_or(String::new(), |v| format!("variant: {v:?}, "));
     s += &format!("share_corrections: (enabled: {e}, {v}update_history_period_s: {p:?}, instances: [\n");
     for i in &sc.instances {
@@ -496,7 +509,7 @@ MaxCorrection = 5
             assert_eq!(lists, ["JOB_SHARING,NormalUser", "prod1", "a,b,c", "\"odd\\name\"é"]);
             let s = imp.share_corrections.as_ref().unwrap();
             let i = &s.instances[0];
-            assert_eq!((s.enabled, s.update_history_period_s, i.max_global_correction), (true, 600.0, 4.0));
+            assert_eq!((s.enabled, s.update_history_period_s.as_secs_f64(), i.max_global_correction), (true, 600.0, 4.0));
             assert_eq!(i.slices, [TimeSlice { name: "S".into(), ..TimeSlice::default() }]);
             assert_eq!(imp.global_correction_keys, [GlobalCorrectionKey::Both]);
             round_trip(&imp);

@@ -19,8 +19,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::SimDuration;
 use crate::engine::distribution::Distribution;
+use crate::engine::{Period, SimDuration};
 use crate::factory::generic::{GeneratorSettings, Rate};
 use crate::factory::standby::StandbyPolicy;
 use crate::factory::startd::{JobTypePolicy, OnRemoval, StartdSettings};
@@ -55,7 +55,7 @@ pub enum FactoryConfig {
         /// The Generator's cycle, seconds (seed: a heartbeat "every tens of seconds"; pilotsim's
         /// default 60).
         #[serde(default = "default_cycle_s")]
-        cycle_s: f64,
+        cycle_s: Period,
         /// tp: seconds the pilot script runs on the worker node before it asks for a job
         /// (seed "Pilot Submission Efficiency"; pilotsim's default 60).
         #[serde(default = "default_step_s")]
@@ -78,7 +78,7 @@ pub enum FactoryConfig {
         vms: u32,
         /// Seconds between two runs of the pilot script (pilotsim's default 300).
         #[serde(default = "default_pilot_interval_s")]
-        pilot_interval_s: f64,
+        pilot_interval_s: Period,
         /// Which job a pilot run asks for (default `Any`).
         #[serde(default)]
         job_types: JobTypePolicy,
@@ -101,7 +101,7 @@ pub enum FactoryConfig {
         standby: StandbyPolicy,
         /// The Generator's cycle, seconds (default 60).
         #[serde(default = "default_cycle_s")]
-        cycle_s: f64,
+        cycle_s: Period,
         /// tp': seconds one run of the pilot script takes before it asks for a job (default 60).
         #[serde(default = "default_step_s")]
         pilot_script_s: f64,
@@ -111,8 +111,8 @@ pub enum FactoryConfig {
     },
 }
 
-fn default_cycle_s() -> f64 {
-    60.0
+fn default_cycle_s() -> Period {
+    Period::secs(60.0)
 }
 fn default_step_s() -> f64 {
     60.0
@@ -120,8 +120,8 @@ fn default_step_s() -> f64 {
 fn default_vms() -> u32 {
     2
 }
-fn default_pilot_interval_s() -> f64 {
-    300.0
+fn default_pilot_interval_s() -> Period {
+    Period::secs(300.0)
 }
 fn default_lifetime() -> Distribution {
     Distribution::Exponential { mean: 14_400.0 }
@@ -140,9 +140,7 @@ impl FactoryConfig {
     /// The Generator's cycle.
     pub fn cycle(&self) -> SimDuration {
         match self {
-            FactoryConfig::Generic { cycle_s, .. } | FactoryConfig::Startd { cycle_s, .. } => {
-                SimDuration::from_secs_f64(*cycle_s)
-            }
+            FactoryConfig::Generic { cycle_s, .. } | FactoryConfig::Startd { cycle_s, .. } => cycle_s.duration(),
         }
     }
 
@@ -204,7 +202,7 @@ impl FactoryConfig {
                 ..
             } => Some(StartdSettings {
                 vms: *vms,
-                pilot_interval: SimDuration::from_secs_f64(*pilot_interval_s),
+                pilot_interval: pilot_interval_s.duration(),
                 job_types: *job_types,
                 preempt_background: *preempt_background,
                 on_removal: *on_removal,
@@ -272,7 +270,7 @@ pub(in crate::scenario) fn check(c: &mut Checker, s: &Scenario) {
             }
         }
         match f {
-            FactoryConfig::Generic { rate_per_min, max_queued, max_total, cycle_s, .. } => {
+            FactoryConfig::Generic { rate_per_min, max_queued, max_total, .. } => {
                 if let Err(e) = Rate::per_min(*rate_per_min) {
                     c.fail(format!("{p}.rate_per_min"), e);
                 }
@@ -281,18 +279,11 @@ pub(in crate::scenario) fn check(c: &mut Checker, s: &Scenario) {
                         c.fail(format!("{p}.{field}"), "a cap of 0 submits nothing: leave the field out for no cap");
                     }
                 }
-                c.positive(&format!("{p}.cycle_s"), *cycle_s);
             }
-            FactoryConfig::Startd { vms, pilot_interval_s, slot_cpus, lifetime, standby, cycle_s, .. } => {
+            FactoryConfig::Startd { vms, slot_cpus, lifetime, standby, .. } => {
                 c.count(&format!("{p}.vms"), u64::from(*vms));
                 if *vms > MAX_VMS {
                     c.fail(format!("{p}.vms"), format!("at most {MAX_VMS} VMs per startd pilot, got {vms}"));
-                }
-                if !(pilot_interval_s.is_finite() && *pilot_interval_s >= 0.001) {
-                    c.fail(
-                        format!("{p}.pilot_interval_s"),
-                        format!("must be at least 0.001 s (one millisecond), got {pilot_interval_s}"),
-                    );
                 }
                 if let Some(cpus) = slot_cpus {
                     c.positive(&format!("{p}.slot_cpus"), *cpus);
@@ -301,7 +292,6 @@ pub(in crate::scenario) fn check(c: &mut Checker, s: &Scenario) {
                 for (field, message) in standby.problems() {
                     c.fail(format!("{p}.standby.{field}"), message);
                 }
-                c.positive(&format!("{p}.cycle_s"), *cycle_s);
             }
         }
     }

@@ -1,6 +1,7 @@
-//! Limits that make every accepted scenario finish in bounded time and memory (issue 9):
-//! floors on the periods of everything that reschedules itself, bounds on durations and
-//! counts, and an estimate of the memory a run needs, refused above a limit.
+//! Limits that make every accepted scenario finish in bounded time and memory: bounds on
+//! durations and counts, and an estimate of the memory a run needs, refused above a limit.
+//! The periods of everything that reschedules itself are [`crate::engine::Period`]s, refused
+//! under a second when the scenario is read.
 //!
 //! The semantic checks of [`super::validate`] say what a value means ("a positive number");
 //! these say what a run can afford. A problem here names the field and the limit, like every
@@ -15,13 +16,6 @@ use super::validate::Problem;
 /// so every time the model computes from these fields stays far from saturation, and no
 /// grid study needs more than a few months.
 pub const MAX_TIME_S: f64 = 10.0 * 365.0 * 86_400.0;
-
-/// The shortest period of a DIRAC agent that reschedules itself (director `PollingTime`,
-/// TaskQueuesAgent recalculation, `UpdateHistoryPeriod`) and of the JobAgent's polling: 1 s.
-/// Simulated time is counted in whole milliseconds, so a period under 0.5 ms rounds to 0 and
-/// the agent would fire for ever at one instant; real DIRAC agents poll every minutes (the
-/// defaults are 60, 120, 900 and 20 s) and no agent cycle takes less than a second.
-pub const MIN_AGENT_PERIOD_S: f64 = 1.0;
 
 /// The shortest interval between two rows of `timeseries.parquet`: 1 s (same reason, and a
 /// grid's state does not change meaningfully faster).
@@ -99,7 +93,7 @@ impl MemoryEstimate {
         let entities = (groups + s.workload.len()) as u64;
         let snapshots = match &s.dirac {
             Some(d) if d.share_corrections.enabled => {
-                (duration / d.share_corrections.update_history_period_s).floor() + 1.0
+                (duration / d.share_corrections.update_history_period_s.as_secs_f64()).floor() + 1.0
             }
             _ => 0.0,
         };
@@ -184,29 +178,12 @@ pub fn problems_with(s: &Scenario, max_memory_gb: f64) -> Vec<Problem> {
         }
         positive(v)
     };
-    let agent = "a shorter period would make the agent fire again and again at one instant (time is counted in whole milliseconds)";
     let sampling_ok = floor(
         "output.sample_interval_s",
         s.output.sample_interval_s,
         MIN_SAMPLE_INTERVAL_S,
         "a sample per second is the finest pilotsim records",
     );
-    if let Some(d) = &s.dirac {
-        floor("dirac.director.polling_time_s", d.director.polling_time_s, MIN_AGENT_PERIOD_S, agent);
-        floor("dirac.priority.recalculation_period_s", d.priority.recalculation_period_s, MIN_AGENT_PERIOD_S, agent);
-        floor(
-            "dirac.share_corrections.update_history_period_s",
-            d.share_corrections.update_history_period_s,
-            MIN_AGENT_PERIOD_S,
-            agent,
-        );
-        floor(
-            "dirac.job_agent.polling_time_s",
-            d.job_agent.polling_time_s,
-            MIN_AGENT_PERIOD_S,
-            "a pilot that finds no job would ask again and again at one instant (time is counted in whole milliseconds)",
-        );
-    }
     let duration_ok = positive(s.duration_s) && s.duration_s <= MAX_TIME_S;
     if sampling_ok && duration_ok && s.duration_s / s.output.sample_interval_s > MAX_SAMPLES {
         p.push(Problem {
@@ -262,9 +239,7 @@ pub fn problems_with(s: &Scenario, max_memory_gb: f64) -> Vec<Problem> {
         });
     }
     // The memory estimate needs sane periods; without them the problems above say why.
-    let periods_ok = p.is_empty()
-        && positive(s.output.sample_interval_s)
-        && s.dirac.as_ref().is_none_or(|d| positive(d.share_corrections.update_history_period_s));
+    let periods_ok = p.is_empty() && positive(s.output.sample_interval_s);
     if periods_ok {
         let m = MemoryEstimate::of(s);
         if m.gib() > max_memory_gb {

@@ -80,15 +80,33 @@ pub fn sha256_hex(text: &str) -> String {
     Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Parse RON text (syntax and types only; see [`validate`] for semantics).
+/// Parse RON text (syntax and types only; see [`validate`] for semantics). A value that does not
+/// fit its field (a period under a second, a string for a number) names the field:
+/// `FILE:LINE:COL: dirac.director.polling_time_s: a period must be …`.
 pub fn parse(text: &str, origin: &str) -> Result<Scenario, LoadError> {
     let options = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
-    options.from_str::<Scenario>(text).map_err(|e| LoadError::Syntax {
+    let syntax = |e: ron::error::SpannedError, path: Option<String>| LoadError::Syntax {
         file: origin.to_string(),
         line: e.span.start.line,
         col: e.span.start.col,
-        message: e.code.to_string(),
-    })
+        message: match path {
+            Some(path) => format!("{path}: {}", e.code),
+            None => e.code.to_string(),
+        },
+    };
+    let mut de = ron::Deserializer::from_str_with_options(text, &options).map_err(|e| syntax(e, None))?;
+    let scenario: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = field_path(e.path());
+        syntax(de.span_error(e.into_inner()), path)
+    })?;
+    de.end().map_err(|e| syntax(de.span_error(e), None))?;
+    Ok(scenario)
+}
+
+/// A field path as the other messages write it (`sites[0].ces[1].slots`); `None` at the root.
+pub(crate) fn field_path(path: &serde_path_to_error::Path) -> Option<String> {
+    let s = path.to_string();
+    (s != "." && !s.is_empty()).then_some(s)
 }
 
 /// Parse and validate text whose relative paths (`dirac.cfg_file`) are relative to `base`;

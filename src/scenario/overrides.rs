@@ -87,7 +87,10 @@ pub fn apply(scenario: &Scenario, assignments: &[String]) -> Result<Scenario, St
         }
         *node = value;
     }
-    let mut out: Scenario = serde_json::from_value(tree).map_err(|e| format!("--set: the value does not fit: {e}"))?;
+    let mut out: Scenario = serde_path_to_error::deserialize(tree).map_err(|e| match super::field_path(e.path()) {
+        Some(path) => format!("--set: {path}: the value does not fit: {}", e.into_inner()),
+        None => format!("--set: the value does not fit: {}", e.into_inner()),
+    })?;
     // Job records of `panda.replay` are read from their files at load time, not written in the
     // scenario: carry them over to the streams whose file did not change.
     if let (Some(before), Some(after)) = (&scenario.panda, &mut out.panda) {

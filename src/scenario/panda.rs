@@ -42,6 +42,7 @@ pub mod workload;
 
 use serde::{Deserialize, Serialize};
 
+use crate::engine::Period;
 use crate::panda::anal_broker::{AnalBrokerParams, AnalBrokerVariant};
 use crate::panda::arch::ArchVariant;
 use crate::panda::gdpconfig::GdpConfig;
@@ -125,7 +126,7 @@ pub struct PandaConfig {
     pub agents: PandaAgents,
 }
 
-/// The periods of PanDA's agents, in seconds. PanDA takes them from its deployment's
+/// The periods of PanDA's agents, in seconds (each a [`Period`]: at least 1 s). PanDA takes them from its deployment's
 /// configuration files (`panda_jedi.cfg` `loopCycle`s, the daemon table), not from code; the
 /// defaults are copyArchive's template period where one exists (reference §6) and pilotsim's
 /// choices otherwise (each says so). Harvester's cycle is `harvester.lookupTime` (60 s).
@@ -134,29 +135,29 @@ pub struct PandaConfig {
 pub struct PandaAgents {
     /// JEDI's TaskBroker cycle over the tasks in `assigning` (pilotsim's default 300 s; a task
     /// left pending is retried after `task_broker::PENDING_RETRY_S` = 30 min either way).
-    pub task_brokerage_s: f64,
+    pub task_brokerage_s: Period,
     /// JEDI's JobGenerator cycle: throttle, job brokerage and job creation per gshare
     /// (pilotsim's default 60 s).
-    pub job_generation_s: f64,
+    pub job_generation_s: Period,
     /// copyArchive, the timeout daemon with fast rebrokerage (cron every 40 min: 2400 s,
     /// `panda::timeouts::COPY_ARCHIVE_PERIOD`).
-    pub copy_archive_s: f64,
+    pub copy_archive_s: Period,
     /// How often the gshare distribution that orders dispatch is recomputed (10 s, reference §7).
-    pub gshare_refresh_s: f64,
+    pub gshare_refresh_s: Period,
     /// The Adder (panda-server's `add_main` daemon): a job whose pilot reported its end waits
     /// `holding` until the Adder's next cycle registers its outputs and makes it `transferring`,
     /// `finished` or `failed` (pilotsim's default 60 s; the deployment's daemon table sets it).
-    pub adder_s: f64,
+    pub adder_s: Period,
 }
 
 impl Default for PandaAgents {
     fn default() -> Self {
         Self {
-            task_brokerage_s: 300.0,
-            job_generation_s: 60.0,
-            copy_archive_s: 2400.0,
-            gshare_refresh_s: 10.0,
-            adder_s: 60.0,
+            task_brokerage_s: Period::secs(300.0),
+            job_generation_s: Period::secs(60.0),
+            copy_archive_s: Period::secs(2400.0),
+            gshare_refresh_s: Period::secs(10.0),
+            adder_s: Period::secs(60.0),
         }
     }
 }

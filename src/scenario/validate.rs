@@ -288,9 +288,7 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
     }
     c.count("dirac.matcher.jobs_per_level", u64::from(rules.matching.jobs_per_level));
     c.non_negative("dirac.task_queues.empty_tq_lifetime_s", rules.empty_tq_lifetime_s);
-    c.positive("dirac.priority.recalculation_period_s", d.priority.recalculation_period_s);
     let dir = &d.director;
-    c.positive("dirac.director.polling_time_s", dir.polling_time_s);
     c.positive("dirac.director.pilots_per_iteration", dir.pilots_per_iteration);
     c.non_negative("dirac.director.lowest_cpu_boost_s", dir.lowest_cpu_boost_s);
     c.non_negative("dirac.director.extra_pilot_fraction", dir.extra_pilot_fraction);
@@ -307,7 +305,6 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
     }
     c.known("dirac.director.default_submit_pools", "submit pool", &dir.default_submit_pools, &pools);
     let ja = &d.job_agent;
-    c.positive("dirac.job_agent.polling_time_s", ja.polling_time_s);
     c.non_negative("dirac.job_agent.minimum_time_left", ja.minimum_time_left);
     c.non_negative("dirac.job_agent.stop_margin_s", ja.stop_margin_s);
     c.positive("dirac.pilot_status.pilot_stalled_days", d.pilot_status.pilot_stalled_days);

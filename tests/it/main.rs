@@ -6,6 +6,7 @@ mod determinism;
 mod factory;
 mod layers;
 mod panda;
+mod periods;
 mod pins;
 mod report;
 mod robustness;

@@ -70,12 +70,15 @@ fn periods_that_round_to_zero_and_oversized_runs_are_refused_with_the_field() {
     for (set, want) in [
         (
             "dirac.director.polling_time_s=0.0004",
-            "dirac.director.polling_time_s: must be at least 1 s, got 0.0004: a shorter period would make the agent fire again and again",
+            "dirac.director.polling_time_s: the value does not fit: a period must be a number of seconds of at least 1 s, got 0.0004: a shorter period would fire its timer again and again",
         ),
-        ("dirac.priority.recalculation_period_s=0.0001", "dirac.priority.recalculation_period_s: must be at least 1 s"),
+        (
+            "dirac.priority.recalculation_period_s=0.0001",
+            "dirac.priority.recalculation_period_s: the value does not fit: a period must be a number of seconds of at least 1 s",
+        ),
         (
             "dirac.share_corrections.update_history_period_s=0.0004",
-            "dirac.share_corrections.update_history_period_s: must be at least 1 s",
+            "dirac.share_corrections.update_history_period_s: the value does not fit: a period must be a number of seconds of at least 1 s",
         ),
         ("output.sample_interval_s=0.00001", "output.sample_interval_s: must be at least 1 s"),
         ("duration_s=1e308", "duration_s: must be at most 315360000 s (ten years)"),

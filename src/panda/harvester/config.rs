@@ -29,6 +29,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
+use crate::engine::Period;
+
 use super::{DEFAULT_PRIORITIZED_PROD_SOURCE_LABELS, py_int, sat};
 
 /// `mapType`: how workers and jobs are paired (WorkSpec.MT_*). Only `NoJob` is pull mode.
@@ -318,8 +320,9 @@ pub struct SubmitterSettings {
     pub n_threads: u32,
     /// `nQueues` (3): queues taken per lock.
     pub n_queues: u32,
-    /// `lookupTime` (60 s): a site is handled again once its `submitTime` is older than this.
-    pub lookup_time: u64,
+    /// `lookupTime` (60 s): a site is handled again once its `submitTime` is older than this;
+    /// pilotsim's Harvester cycle (a [`Period`]: at least 1 s).
+    pub lookup_time: Period,
     /// `lockInterval` (600 s).
     pub lock_interval: u64,
     /// `queueLockInterval` (300 s).
@@ -343,7 +346,7 @@ impl Default for SubmitterSettings {
         Self {
             n_threads: 3,
             n_queues: 3,
-            lookup_time: 60,
+            lookup_time: Period::secs(60.0),
             lock_interval: 600,
             queue_lock_interval: 300,
             check_interval: 60,

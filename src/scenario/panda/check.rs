@@ -76,19 +76,7 @@ pub(in crate::scenario) fn check(
 ) {
     let rules = p.rules();
 
-    // Agent periods: at least a second, so that time passes between two cycles.
-    let a = &p.agents;
-    for (field, v) in [
-        ("task_brokerage_s", a.task_brokerage_s),
-        ("job_generation_s", a.job_generation_s),
-        ("copy_archive_s", a.copy_archive_s),
-        ("gshare_refresh_s", a.gshare_refresh_s),
-        ("adder_s", a.adder_s),
-    ] {
-        if !(v.is_finite() && v >= 1.0) {
-            c.fail(format!("panda.agents.{field}"), format!("a period of at least 1 s, got {v}"));
-        }
-    }
+    // Agent periods are `Period`s: at least a second, refused when the scenario is read.
 
     // Module parameters: their own validation, and no variant written inside them.
     let module_checks = [
@@ -120,7 +108,6 @@ pub(in crate::scenario) fn check(
     c.count("panda.harvester.nThreads", u64::from(h.n_threads));
     c.count("panda.harvester.nQueues", u64::from(h.n_queues));
     for (field, v) in [
-        ("lookupTime", h.lookup_time),
         ("lockInterval", h.lock_interval),
         ("queueLockInterval", h.queue_lock_interval),
         ("checkInterval", h.check_interval),

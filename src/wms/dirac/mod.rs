@@ -142,7 +142,7 @@ impl DiracWms {
     /// the corrector reads is refreshed.
     pub fn accounting_period(&self) -> Option<SimDuration> {
         let sc = &self.cfg.share_corrections;
-        sc.enabled.then(|| SimDuration::from_secs_f64(sc.update_history_period_s))
+        sc.enabled.then(|| sc.update_history_period_s.duration())
     }
 
     fn after(ctx: &mut dyn Ctx, secs: f64, kind: u16, id: u32) {
@@ -375,11 +375,11 @@ impl Wms for DiracWms {
         match timer.kind {
             DIRECTOR_CYCLE => {
                 self.director_cycle(ctx);
-                Self::after(ctx, self.cfg.director.polling_time_s, DIRECTOR_CYCLE, 0);
+                Self::after(ctx, self.cfg.director.polling_time_s.as_secs_f64(), DIRECTOR_CYCLE, 0);
             }
             PRIORITY_RECALCULATION => {
                 self.recalculate_all(ctx);
-                Self::after(ctx, self.cfg.priority.recalculation_period_s, PRIORITY_RECALCULATION, 0);
+                Self::after(ctx, self.cfg.priority.recalculation_period_s.as_secs_f64(), PRIORITY_RECALCULATION, 0);
             }
             TQ_CLEANUP => {
                 if let Some(tq) = self.tqs.delete_empty(timer.id) {

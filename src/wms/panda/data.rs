@@ -12,7 +12,7 @@
 //! Where the scenario has no link for a transfer, the data is taken as already there (counted
 //! in `no_route`): a scenario that wants the network to matter lists its links.
 
-use crate::engine::{SimDuration, SimTime};
+use crate::engine::SimTime;
 use crate::grid::network::{TransferError, TransferId};
 use crate::ids::{JobId, SiteId};
 use crate::panda::timeouts::JobStatus as PStatus;
@@ -138,7 +138,7 @@ impl PandaWms {
         // job are run: the first job to hold sets the next tick strictly after now (a cycle
         // takes every holding job, so a non-empty list always has its cycle set).
         if self.holding.is_empty() {
-            let period = SimDuration::from_secs_f64(self.cfg.agents.adder_s).as_millis().max(1);
+            let period = self.cfg.agents.adder_s.duration().as_millis();
             let next = SimTime::from_millis((now.as_millis() / period + 1).saturating_mul(period));
             ctx.set_timer(next, Timer { kind: super::ADDER, id: 0 });
         }

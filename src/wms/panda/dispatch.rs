@@ -34,7 +34,7 @@ impl PandaWms {
     /// The leaf dispatch order, recomputed every `agents.gshare_refresh_s` from the HS06 each
     /// leaf executes and queues (`__get_hs_leave_distribution`, every 10 s in PanDA).
     fn refresh_ranks(&mut self, now: SimTime) {
-        let period = crate::engine::SimDuration::from_secs_f64(self.cfg.agents.gshare_refresh_s);
+        let period = self.cfg.agents.gshare_refresh_s.duration();
         if self.ranks_at.is_some_and(|t| now < t + period) {
             return;
         }

@@ -258,8 +258,8 @@ impl PandaWms {
         self.cfg.queues[q as usize].corepower
     }
 
-    fn every(&self, ctx: &mut dyn Ctx, kind: u16, period_s: f64) {
-        let next = ctx.now() + crate::engine::SimDuration::from_secs_f64(period_s);
+    fn every(&self, ctx: &mut dyn Ctx, kind: u16, period: crate::engine::Period) {
+        let next = ctx.now() + period.duration();
         ctx.set_timer(next, Timer { kind, id: 0 });
     }
 }
@@ -301,7 +301,7 @@ impl Wms for PandaWms {
             }
             HARVESTER => {
                 self.harvester_cycle(ctx);
-                self.every(ctx, HARVESTER, self.cfg.harvester.lookup_time.max(1) as f64);
+                self.every(ctx, HARVESTER, self.cfg.harvester.lookup_time);
             }
             COPY_ARCHIVE => {
                 self.copy_archive(ctx);

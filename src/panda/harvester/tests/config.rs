@@ -6,7 +6,7 @@ use crate::panda::harvester::resource::{cores_of, under_memory_target};
 fn submitter_template_defaults() {
     let s = SubmitterSettings::default();
     assert_eq!((s.n_threads, s.n_queues), (3, 3));
-    assert_eq!((s.lookup_time, s.lock_interval, s.queue_lock_interval), (60, 600, 300));
+    assert_eq!((s.lookup_time.as_secs_f64(), s.lock_interval, s.queue_lock_interval), (60.0, 600, 300));
     assert_eq!((s.check_interval, s.sleep_time), (60, 60));
     assert_eq!(s.max_new_workers, Some(1000));
     assert_eq!(s.activate_worker_factor, ActivateWorkerFactor::Static(1.0));
