@@ -25,7 +25,7 @@ fn located(path: &Path, e: &serde_json::Error) -> anyhow::Error {
 
 /// The queue of QUEUE.json, bare or wrapped as `{"NAME": {...}}`, with its name if wrapped.
 fn load_queue(path: &Path) -> anyhow::Result<(Option<String>, QueueSoftware)> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = pilotsim::scenario::input::read_text(path).with_context(|| format!("reading {}", path.display()))?;
     let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| located(path, &e))?;
     let wrapped = value
         .as_object()

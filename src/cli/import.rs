@@ -13,14 +13,14 @@ use super::out::out;
 pub fn run(import: Import) -> anyhow::Result<Outcome> {
     match import {
         Import::DiracCfg { file } => {
-            let text = std::fs::read_to_string(&file).with_context(|| file.display().to_string())?;
+            let text = pilotsim::scenario::input::read_text(&file).with_context(|| file.display().to_string())?;
             let cfg = dirac_cfg::import(&text)
                 .map_err(|e| anyhow::anyhow!("{}:{}:{}: {}", file.display(), e.line, e.col, e.kind))?;
             out!("{}", dirac_cfg::to_ron_fragment(&cfg));
             Ok(Outcome::Success)
         }
         Import::Gdpconfig { file, vo } => {
-            let text = std::fs::read_to_string(&file).with_context(|| file.display().to_string())?;
+            let text = pilotsim::scenario::input::read_text(&file).with_context(|| file.display().to_string())?;
             let imported = gdpconfig::import(&text, &vo).map_err(|e| match e {
                 gdpconfig::ImportError::Syntax { .. } => anyhow::anyhow!("{}:{e}", file.display()),
                 gdpconfig::ImportError::Row { .. } => anyhow::anyhow!("{}: {e}", file.display()),
@@ -40,7 +40,7 @@ pub fn run(import: Import) -> anyhow::Result<Outcome> {
             }
             let mut texts = Vec::with_capacity(files.len());
             for f in &files {
-                let text = std::fs::read_to_string(f).with_context(|| f.display().to_string())?;
+                let text = pilotsim::scenario::input::read_text(f).with_context(|| f.display().to_string())?;
                 texts.push((f.display().to_string(), text));
             }
             let opt = cric::Options { gflops_per_core, default_mbps };

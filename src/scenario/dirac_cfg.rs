@@ -509,7 +509,10 @@ MaxCorrection = 5
             assert_eq!(lists, ["JOB_SHARING,NormalUser", "prod1", "a,b,c", "\"odd\\name\"é"]);
             let s = imp.share_corrections.as_ref().unwrap();
             let i = &s.instances[0];
-            assert_eq!((s.enabled, s.update_history_period_s.as_secs_f64(), i.max_global_correction), (true, 600.0, 4.0));
+            assert_eq!(
+                (s.enabled, s.update_history_period_s.as_secs_f64(), i.max_global_correction),
+                (true, 600.0, 4.0)
+            );
             assert_eq!(i.slices, [TimeSlice { name: "S".into(), ..TimeSlice::default() }]);
             assert_eq!(imp.global_correction_keys, [GlobalCorrectionKey::Both]);
             round_trip(&imp);

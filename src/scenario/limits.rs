@@ -29,6 +29,10 @@ pub const MAX_SAMPLES: f64 = 100_000.0;
 /// The most jobs of a run: job ids are `u32`, numbered from 1.
 pub const MAX_JOBS: u64 = u32::MAX as u64 - 1;
 
+/// The most of each thing the model numbers with 16 bits (PanDA queues, nuclei, streams and
+/// gshare leaves, pilot factories): `u16::MAX` is kept as the "none" marker.
+pub const MAX_U16_INDEX: usize = u16::MAX as usize - 1;
+
 /// The most pilots one director cycle may ask for per task queue (`pilotsPerIteration`,
 /// `extraPilots`), and the largest `extraPilotFraction`: every pilot asked for is a row of
 /// the pilot table, so an unbounded setting grows memory without limit. Real values are 40,
@@ -50,66 +54,11 @@ pub const MEMORY_ENV: &str = "PILOTSIM_MAX_MEMORY_GB";
 /// The memory limit when [`MEMORY_ENV`] is not set: 16 GiB.
 pub const DEFAULT_MAX_MEMORY_GB: f64 = 16.0;
 
-/// Peak bytes per job of a whole run (simulation and outputs), with one pilot per job.
-///
-/// Calibrated with `/usr/bin/time -v` (maximum resident set size) on
-/// `benches/scenarios/dirac_million_jobs.ron`: 0.5 M jobs (26 k pilots) 244 MB, 1 M jobs
-/// (47 k pilots) 435 MB, 2 M jobs (1.8 M pilots) 1 360 MB. A job costs about 380 B (its row
-/// in the world's table, its arrival event, its task-queue entry, its rows while the Parquet
-/// tables are built), a pilot about 300 B; pilots are not known before the run, so the
-/// estimate allows one per job. The simulation alone peaks at 121 MB for 1 M jobs.
-pub const BYTES_PER_JOB: f64 = 700.0;
-/// Peak bytes per sample and share entity (the sample in memory, its `timeseries.parquet`
-/// row, its chart points). Calibrated on the quickstart (6 entities at most): 86 401
-/// samples peak at 158 MB against 69 MB with 145 samples, 172 B per sample and entity.
-pub const BYTES_PER_SAMPLE_ENTITY: f64 = 200.0;
-/// Bytes per accounting snapshot and entity (a `u64` each, plus the snapshot's own 32 B).
-pub const BYTES_PER_SNAPSHOT_ENTITY: f64 = 8.0;
-/// Memory of a run whatever its size (the binary, the allocator, the chart renderer): the
-/// quickstart (15 000 jobs) peaks at 69 MB.
-pub const BASE_BYTES: f64 = 64.0 * 1024.0 * 1024.0;
-
-const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
-
-/// What a run of a scenario is expected to need at its peak, and why.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MemoryEstimate {
-    pub jobs: u64,
-    pub samples: f64,
-    /// An upper bound on the share entities (groups + job streams).
-    pub entities: u64,
-    /// Accounting snapshots (share corrections on), 0 otherwise.
-    pub snapshots: f64,
-    pub bytes: f64,
-}
-
-impl MemoryEstimate {
-    /// The estimate of a scenario whose fields are valid (see [`problems`]).
-    pub fn of(s: &Scenario) -> Self {
-        let jobs: u64 = s.workload.iter().map(|w| u64::from(w.count)).sum();
-        let duration = if s.duration_s.is_finite() { s.duration_s.max(0.0) } else { 0.0 };
-        let samples = (duration / s.output.sample_interval_s).floor() + 1.0;
-        let groups = s.dirac.as_ref().map_or(0, |d| d.groups.len());
-        let entities = (groups + s.workload.len()) as u64;
-        let snapshots = match &s.dirac {
-            Some(d) if d.share_corrections.enabled => {
-                (duration / d.share_corrections.update_history_period_s.as_secs_f64()).floor() + 1.0
-            }
-            _ => 0.0,
-        };
-        let e = entities as f64;
-        let bytes = BASE_BYTES
-            + jobs as f64 * BYTES_PER_JOB
-            + samples * e * BYTES_PER_SAMPLE_ENTITY
-            + snapshots * (32.0 + e * BYTES_PER_SNAPSHOT_ENTITY);
-        Self { jobs, samples, entities, snapshots, bytes }
-    }
-
-    /// The estimate in GiB.
-    pub fn gib(&self) -> f64 {
-        self.bytes / GIB
-    }
-}
+mod memory;
+pub use memory::{
+    BASE_BYTES, BYTES_PER_JOB, BYTES_PER_PANDA_JOB, BYTES_PER_PILOT, BYTES_PER_SAMPLE_ENTITY,
+    BYTES_PER_SNAPSHOT_ENTITY, BYTES_PER_TRANSFER, MemoryEstimate, production_jobs_per_task,
+};
 
 /// The memory limit in GiB: [`MEMORY_ENV`] if set, else [`DEFAULT_MAX_MEMORY_GB`]; an error
 /// message if the variable is not a positive number.
@@ -231,34 +180,95 @@ pub fn problems_with(s: &Scenario, max_memory_gb: f64) -> Vec<Problem> {
             message: format!("must be at most {MAX_REPLICAS}, got {}", s.expect.replicas),
         });
     }
-    let jobs: u64 = s.workload.iter().map(|w| u64::from(w.count)).sum();
-    if jobs > MAX_JOBS {
-        p.push(Problem {
-            path: "workload".into(),
-            message: format!("{jobs} jobs in all, more than {MAX_JOBS} (job ids are 32-bit)"),
-        });
-    }
+    narrowing(s, &mut p);
     // The memory estimate needs sane periods; without them the problems above say why.
     let periods_ok = p.is_empty() && positive(s.output.sample_interval_s);
     if periods_ok {
         let m = MemoryEstimate::of(s);
         if m.gib() > max_memory_gb {
             p.push(Problem {
-                path: "workload".into(),
+                path: if s.panda.is_some() && m.panda_jobs >= m.jobs { "panda" } else { "workload" }.into(),
                 message: format!(
-                    "a run would need about {:.1} GiB of memory ({} jobs × {BYTES_PER_JOB} B, {:.0} samples × {} entities × {BYTES_PER_SAMPLE_ENTITY} B{}), more than the limit of {max_memory_gb} GiB; \
+                    "a run would need about {:.1} GiB of memory ({}), more than the limit of {max_memory_gb} GiB; \
                      run fewer jobs or a shorter scenario, or raise the limit with the environment variable {MEMORY_ENV} (e.g. {MEMORY_ENV}={:.0})",
                     m.gib(),
-                    m.jobs,
-                    m.samples,
-                    m.entities,
-                    if m.snapshots > 0.0 { format!(", {:.0} accounting snapshots", m.snapshots) } else { String::new() },
+                    m.breakdown(),
                     m.gib().ceil() + 1.0,
                 ),
             });
         }
     }
     p
+}
+
+/// Counts that the model narrows to `u32` (job and task ids) or `u16` (indices of PanDA queues,
+/// nuclei, streams, gshare leaves and factories): refused here, never truncated in the run.
+fn narrowing(s: &Scenario, p: &mut Vec<Problem>) {
+    let mut fail = |path: &str, message: String| p.push(Problem { path: path.into(), message });
+    // Every job id a run can create: DIRAC jobs, and each PanDA job at its last attempt; the
+    // message names the stream that creates the most.
+    let mut jobs: u128 = 0;
+    let mut largest = (0u128, String::from("workload"));
+    let mut add = |n: u128, path: String| {
+        jobs += n;
+        if n > largest.0 {
+            largest = (n, path);
+        }
+    };
+    for (i, w) in s.workload.iter().enumerate() {
+        add(u128::from(w.count), format!("workload[{i}].count"));
+    }
+    let mut tasks: u128 = 0;
+    if let Some(pc) = &s.panda {
+        for (i, t) in pc.tasks.iter().enumerate() {
+            let per = production_jobs_per_task(t);
+            if per > u64::from(u32::MAX) {
+                fail(
+                    &format!("panda.tasks[{i}]"),
+                    format!("{per} jobs per task, more than {} (job ids are 32-bit)", u32::MAX),
+                );
+            }
+            add(
+                u128::from(t.count) * u128::from(per) * u128::from(t.max_attempt.max(1)),
+                format!("panda.tasks[{i}].count"),
+            );
+            tasks += u128::from(t.count);
+        }
+        for (i, a) in pc.analysis.iter().enumerate() {
+            let n = u128::from(a.count) * u128::from(a.jobs_per_task.max(1)) * u128::from(a.max_attempt.max(1));
+            add(n, format!("panda.analysis[{i}].count"));
+            tasks += u128::from(a.count);
+        }
+        for (i, r) in pc.replay.iter().enumerate() {
+            add(r.records.len() as u128, format!("panda.replay[{i}].file"));
+            tasks += 1;
+        }
+        let sized = [
+            ("panda.queues", pc.queues.len(), "PanDA queues"),
+            ("panda.nuclei", pc.nuclei.len(), "nuclei"),
+            ("panda.tasks", pc.tasks.len() + pc.analysis.len() + pc.replay.len(), "PanDA task streams"),
+            ("panda.gshares", crate::panda::gshare::leaves(&pc.gshares).len(), "global share leaves"),
+        ];
+        for (path, n, what) in sized {
+            if n > MAX_U16_INDEX {
+                fail(path, format!("{n} {what}, more than {MAX_U16_INDEX} (they are numbered with 16 bits)"));
+            }
+        }
+    }
+    if s.factory.len() > MAX_U16_INDEX {
+        fail(
+            "factory",
+            format!("{} factories, more than {MAX_U16_INDEX} (they are numbered with 16 bits)", s.factory.len()),
+        );
+    }
+    if jobs > u128::from(MAX_JOBS) {
+        let why =
+            format!("up to {jobs} jobs in all (PanDA's with every attempt), more than {MAX_JOBS} (job ids are 32-bit)");
+        fail(&largest.1, why);
+    }
+    if tasks > u128::from(u32::MAX) {
+        fail("panda.tasks", format!("{tasks} PanDA tasks in all, more than {} (task ids are 32-bit)", u32::MAX));
+    }
 }
 
 #[cfg(test)]

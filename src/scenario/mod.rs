@@ -12,6 +12,7 @@ pub mod expect;
 pub mod factory;
 pub mod generate;
 pub mod generate_atlas;
+pub mod input;
 pub mod limits;
 pub mod overrides;
 pub mod panda;
@@ -145,8 +146,7 @@ pub fn load_str(text: &str, origin: &str) -> Result<Loaded, LoadError> {
 /// Read, parse and validate a scenario file.
 pub fn load_file(path: &Path) -> Result<Loaded, LoadError> {
     let origin = path.display().to_string();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| LoadError::Io { file: origin.clone(), message: e.to_string() })?;
+    let text = input::read_text(path).map_err(|e| LoadError::Io { file: origin.clone(), message: e.to_string() })?;
     load_str_in(&text, &origin, path.parent().unwrap_or(Path::new(".")))
 }
 
@@ -158,7 +158,7 @@ fn apply_cfg_file(s: &mut Scenario, base: &Path) -> Result<Option<String>, LoadE
     let Some(rel) = d.cfg_file.clone() else { return Ok(None) };
     let path = base.join(&rel);
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(&path)
+    let text = input::read_text(&path)
         .map_err(|e| LoadError::Io { file: file.clone(), message: format!("dirac.cfg_file: {e}") })?;
     let import = dirac_cfg::import_with(&text, d.rules().corrector_variant).map_err(|e| LoadError::Syntax {
         file,
@@ -189,7 +189,7 @@ fn read_replay_files(s: &mut Scenario, base: &Path) -> Result<Vec<(String, Strin
         }
         let path = base.join(&r.file);
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(&path)
+        let text = input::read_text(&path)
             .map_err(|e| LoadError::Io { file: file.clone(), message: format!("panda.replay[{i}].file: {e}") })?;
         r.records = panda::replay::read_csv(&text).map_err(|e| LoadError::Replay { file: file.clone(), error: e })?;
         texts.push((r.file.clone(), text));

@@ -169,7 +169,7 @@ pub fn check(p: &Prepared, replica_count: u32, baselines: &Path, update: bool) -
             pass: true,
         });
     } else if path.exists() {
-        let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        let text = crate::scenario::input::read_text(&path).with_context(|| format!("reading {}", path.display()))?;
         let base: Baseline =
             serde_json::from_str(&text).with_context(|| format!("{}: not a pilotsim baseline", path.display()))?;
         for (metric, b) in &base.metrics {

@@ -11,6 +11,10 @@ use serde_json::Value;
 use crate::engine::rng::derive_seed;
 pub use crate::metrics::points::Vary;
 
+/// The most runs of one sweep (points × replicas): a million runs is weeks of computing even for
+/// the quickstart, and the plan, the runs' summaries and the sweep table grow with it.
+pub const MAX_RUNS: u128 = 1_000_000;
+
 /// Round away binary noise of `lo + i·step` (0.30000000000000004 → 0.3).
 fn tidy(x: f64) -> f64 {
     if x == 0.0 || !x.is_finite() {
@@ -108,6 +112,14 @@ impl Plan {
         if replicas == 0 {
             bail!("--replicas must be at least 1");
         }
+        let n_points: u128 = vary.iter().map(|v| v.values.len() as u128).product();
+        let n_runs = n_points * u128::from(replicas);
+        if n_runs > MAX_RUNS {
+            bail!(
+                "{n_points} points × {replicas} replicas = {n_runs} runs, more than {MAX_RUNS}: vary fewer values or run fewer replicas \
+                 (or split the study into several sweeps)"
+            );
+        }
         let mut points = vec![Point { index: 0, values: Vec::new() }];
         for v in &vary {
             points = points
@@ -156,6 +168,16 @@ pub fn parse_shard(s: &str) -> Result<(u32, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn grids_and_replicas_beyond_a_million_runs_are_refused_before_anything_is_built() {
+        let hundred = || parse_vary("a=0:99:1").unwrap();
+        let e = Plan::new(vec![hundred(), hundred(), hundred(), hundred()], 1, 0).unwrap_err().to_string();
+        assert!(e.starts_with("100000000 points × 1 replicas = 100000000 runs, more than 1000000"), "{e}");
+        let e = Plan::new(vec![parse_vary("a=1,2").unwrap()], u32::MAX, 0).unwrap_err().to_string();
+        assert!(e.contains("8589934590 runs"), "{e}");
+        assert_eq!(Plan::new(vec![hundred(), hundred()], 100, 0).unwrap().runs.len(), 1_000_000);
+    }
 
     #[test]
     fn ranges_and_lists() {

@@ -103,7 +103,7 @@ fn a_period_under_a_second_is_refused_on_every_period_field_of_every_shipped_sce
         time_leaves(&tree, "", &mut seen, &mut leaves);
         for path in leaves {
             let set = format!("{path}=0.0004");
-            let outcome = overrides::apply(&loaded.scenario, &[set.clone()])
+            let outcome = overrides::apply(&loaded.scenario, std::slice::from_ref(&set))
                 .map(|s| scenario::validate(&s).into_iter().map(|p| format!("{}: {}", p.path, p.message)).collect());
             let messages: Vec<String> = match outcome {
                 Ok(problems) => problems,
