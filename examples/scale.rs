@@ -191,6 +191,8 @@ fn one(kind: Kind, jobs: u64, out: Option<PathBuf>) {
             events,
             wall_seconds: build + simulate,
             end: SimTime::ZERO + SimDuration::from_secs_f64(s.duration_s),
+            origin: loaded.origin.clone(),
+            overrides: Vec::new(),
         };
         let mut finished = Finished { world, meta };
         let t = Instant::now();

@@ -22,6 +22,8 @@ pub struct Prepared {
     pub origin: String,
     /// SHA-256 of the source text, extended by the `--set` assignments if any.
     pub sha256: String,
+    /// The `--set` assignments applied, in order.
+    pub sets: Vec<String>,
 }
 
 /// Apply `--set` assignments to a loaded scenario and validate the result.
@@ -32,6 +34,7 @@ pub fn prepare(loaded: &Loaded, sets: &[String]) -> Result<Prepared> {
             scenario: loaded.scenario.clone(),
             origin: loaded.origin.clone(),
             sha256: loaded.sha256.clone(),
+            sets: Vec::new(),
         });
     }
     if let Some(s) = sets.iter().find(|s| s.trim_start().starts_with("dirac.cfg_file")) {
@@ -45,7 +48,7 @@ pub fn prepare(loaded: &Loaded, sets: &[String]) -> Result<Prepared> {
         bail!("after --set, the scenario is invalid:\n{}", lines.join("\n"));
     }
     let sha256 = scenario::sha256_hex(&format!("{}\n--set {}", loaded.sha256, sets.join("\n--set ")));
-    Ok(Prepared { scenario, origin: loaded.origin.clone(), sha256 })
+    Ok(Prepared { scenario, origin: loaded.origin.clone(), sha256, sets: sets.to_vec() })
 }
 
 /// A finished run.
@@ -161,6 +164,8 @@ pub fn simulate(p: &Prepared, seed: u64, progress: impl FnMut(SimTime, SimTime))
         events: world.core.events,
         wall_seconds,
         end: SimTime::ZERO + crate::engine::SimDuration::from_secs_f64(p.scenario.duration_s),
+        origin: p.origin.clone(),
+        overrides: p.sets.clone(),
     };
     Ok(Finished { world, meta })
 }
@@ -174,7 +179,7 @@ mod tests {
         let q = scenario::quickstart();
         let mut s = q.scenario.clone();
         s.workload[0].group = "nobody".into();
-        let p = Prepared { scenario: s, origin: q.origin.clone(), sha256: q.sha256.clone() };
+        let p = Prepared { scenario: s, origin: q.origin.clone(), sha256: q.sha256.clone(), sets: Vec::new() };
         let e = simulate(&p, 1, |_, _| {}).err().expect("refused").to_string();
         assert!(e.contains(&format!("{}: workload[0].group: unknown group \"nobody\"", q.origin)), "{e}");
     }

@@ -11,6 +11,7 @@ pub mod recorder;
 pub mod summary;
 pub mod summary_text;
 pub mod tables;
+pub mod warnings;
 pub mod write;
 
 use crate::engine::SimTime;
@@ -32,6 +33,10 @@ pub struct RunMeta {
     pub wall_seconds: f64,
     /// Simulated end time.
     pub end: SimTime,
+    /// The scenario file it came from (or the embedded quickstart).
+    pub origin: String,
+    /// The `--set` assignments it ran with, in order.
+    pub overrides: Vec<String>,
 }
 
 impl RunMeta {
@@ -44,7 +49,34 @@ impl RunMeta {
             ("pilotsim.version".into(), self.pilotsim_version.to_string()),
             ("pilotsim.digest".into(), self.digest.clone()),
         ]
+        .into_iter()
+        .chain((!self.overrides.is_empty()).then(|| ("pilotsim.overrides".into(), self.overrides.join("\n"))))
+        .collect()
     }
+
+    /// The run as chart titles and report headings name it: `quickstart, seed 42`, and the
+    /// `--set` assignments when there are any (a run with `extra_pilot_fraction=0.5` must not
+    /// look like the baseline).
+    pub fn label(&self) -> String {
+        label(&self.scenario, self.seed, &self.overrides)
+    }
+}
+
+/// `NAME, seed N[, PATH=VALUE…]`: the last part of every chart title. At most three assignments
+/// are shown, each shortened to its last two path segments; the rest are counted.
+pub fn label(scenario: &str, seed: u64, overrides: &[String]) -> String {
+    let mut s = format!("{scenario}, seed {seed}");
+    for o in overrides.iter().take(3) {
+        let (path, value) = o.split_once('=').unwrap_or((o.as_str(), ""));
+        let segs: Vec<&str> = path.split('.').collect();
+        let short = segs[segs.len().saturating_sub(2)..].join(".");
+        let value: String = value.chars().take(24).collect();
+        s += &format!(", {short}={value}");
+    }
+    if overrides.len() > 3 {
+        s += &format!(" (+{} more)", overrides.len() - 3);
+    }
+    s
 }
 
 /// The values of a column a WMS adds to `jobs.parquet` or `pilots.parquet`, one per row.

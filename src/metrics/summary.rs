@@ -81,6 +81,10 @@ pub struct Summary {
     pub scenario: String,
     pub scenario_sha256: String,
     pub seed: u64,
+    /// The `--set` assignments the run was made with, in order (`scenario.ron` beside this file
+    /// is the scenario after them).
+    #[serde(default)]
+    pub overrides: Vec<String>,
     pub pilotsim_version: String,
     pub digest: String,
     pub events: u64,
@@ -120,6 +124,11 @@ pub struct Summary {
     /// without a `factory` section.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub factory: Vec<serde_json::Value>,
+    /// What makes the run's figures mean little (`metrics::warnings`): no job created or none
+    /// finished, every task waiting for a nucleus, pilot efficiency under 10 %, a stream or
+    /// queue that never ran anything. Empty for a meaningful run.
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -269,10 +278,11 @@ pub fn build(run: &mut RunData) -> Summary {
         .collect();
     let site_names: Vec<&str> = run.scenario.sites.iter().map(|s| s.name.as_str()).collect();
     let m = &run.meta;
-    Summary {
+    let mut summary = Summary {
         scenario: m.scenario.clone(),
         scenario_sha256: m.scenario_sha256.clone(),
         seed: m.seed,
+        overrides: m.overrides.clone(),
         pilotsim_version: m.pilotsim_version.to_string(),
         digest: m.digest.clone(),
         events: m.events,
@@ -294,7 +304,10 @@ pub fn build(run: &mut RunData) -> Summary {
         wms: run.wms_summaries.clone(),
         factory: run.factory_summaries.clone(),
         network: super::network_summary::build(run.network, &site_names, end),
-    }
+        warnings: Vec::new(),
+    };
+    summary.warnings = super::warnings::of(run, &summary);
+    summary
 }
 
 #[cfg(test)]

@@ -74,7 +74,13 @@ fn write_report(out: &mut String, s: &Summary, origin: &str, dir: &Path) -> std:
     for (g, w) in &s.wait_time_s {
         writeln!(out, "{g:<28} {:>8} {:>10} {:>10}", w.n, hours(w.p50), hours(w.p95))?;
     }
-    writeln!(out, "\noutputs in {}/", dir.display())
+    if !s.warnings.is_empty() {
+        writeln!(out)?;
+        for w in &s.warnings {
+            writeln!(out, "warning: {w}")?;
+        }
+    }
+    writeln!(out, "\noutputs in {}/ (scenario.ron: the scenario as run)", dir.display())
 }
 
 #[cfg(test)]

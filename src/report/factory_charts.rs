@@ -359,7 +359,7 @@ impl Factories {
 }
 
 fn title(what: &str, run: &RunData) -> String {
-    format!("{what} — {}, seed {}", run.meta.scenario, run.meta.seed)
+    format!("{what} — {}", run.meta.label())
 }
 
 /// Jobs that ended `Done` in each factory's pilots, per hour of their end time.

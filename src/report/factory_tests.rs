@@ -221,6 +221,8 @@ impl Fixture {
                 events: 0,
                 wall_seconds: 0.0,
                 end: SimTime::from_secs(3 * 3600),
+                origin: String::new(),
+                overrides: Vec::new(),
             },
             scenario: &self.scenario,
             jobs: &self.jobs,

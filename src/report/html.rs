@@ -185,7 +185,7 @@ fn run_page(dir: &Path, s: &Summary) -> Result<String> {
     }
     let shown: Vec<&str> = panda::PANDA_CHARTS.iter().map(|(n, _)| *n).collect();
     b.push_str(&charts(dir, &RUN_CHARTS, &shown, first_figure)?);
-    let title = format!("pilotsim — {}, seed {}", s.scenario, s.seed);
+    let title = format!("pilotsim — {}", crate::metrics::label(&s.scenario, s.seed, &s.overrides));
     Ok(page(&title, &b))
 }
 

@@ -35,7 +35,7 @@ pub fn share_chart(run: &RunData) -> ShareConvergence {
         })
         .collect();
     ShareConvergence {
-        title: format!("Share convergence — {}, seed {}", run.meta.scenario, run.meta.seed),
+        title: format!("Share convergence — {}", run.meta.label()),
         entities,
         warmup_hours: run.scenario.output.warmup_s / 3600.0,
         end_hours: run.meta.end.as_hours_f64(),
@@ -67,11 +67,7 @@ fn pilots_chart(run: &RunData) -> PilotsOverTime {
             points: vec![(first.time.as_hours_f64(), cap as f64), (last.time.as_hours_f64(), cap as f64)],
         });
     }
-    PilotsOverTime {
-        title: format!("Pilots — {}, seed {}", run.meta.scenario, run.meta.seed),
-        end_hours: run.meta.end.as_hours_f64(),
-        lines,
-    }
+    PilotsOverTime { title: format!("Pilots — {}", run.meta.label()), end_hours: run.meta.end.as_hours_f64(), lines }
 }
 
 fn wait_chart(run: &RunData) -> WaitTimes {
@@ -87,7 +83,7 @@ fn wait_chart(run: &RunData) -> WaitTimes {
             groups.iter_mut().find(|(n, _)| n == g).expect("listed").1.push(wait);
         }
     }
-    WaitTimes { title: format!("Waiting time to match — {}, seed {}", run.meta.scenario, run.meta.seed), groups }
+    WaitTimes { title: format!("Waiting time to match — {}", run.meta.label()), groups }
 }
 
 /// The PanDA columns of `jobs.parquet` (looked up by name), when the run has PanDA jobs.
@@ -123,7 +119,7 @@ impl<'a> PandaJobs<'a> {
 }
 
 fn panda_title(what: &str, run: &RunData) -> String {
-    format!("{what} — {}, seed {}", run.meta.scenario, run.meta.seed)
+    format!("{what} — {}", run.meta.label())
 }
 
 /// Wait from `activated` to `running` per PQ (the [`MAX_BOXES`] PQs with most started jobs).
@@ -271,6 +267,17 @@ pub fn write_run(dir: &Path, run: &mut RunData) -> Result<Summary> {
     for (stem, chart) in panda.into_iter().chain(factory) {
         write_chart(dir, stem, chart)?;
     }
+    let provenance = crate::scenario::effective::Provenance {
+        origin: &meta.origin,
+        sha256: &meta.scenario_sha256,
+        overrides: &meta.overrides,
+        seed: meta.seed,
+        digest: &meta.digest,
+        version: meta.pilotsim_version,
+    };
+    let effective = crate::scenario::effective::to_ron(run.scenario, &provenance)
+        .map_err(|e| anyhow::anyhow!("writing scenario.ron: {e}"))?;
+    write::atomic(&dir.join("scenario.ron"), effective.as_bytes())?;
     write::atomic(&dir.join("summary.json"), json.as_bytes())?;
     Ok(summary)
 }

@@ -8,6 +8,7 @@
 pub mod cric;
 pub mod dirac;
 pub mod dirac_cfg;
+pub mod effective;
 pub mod expect;
 pub mod factory;
 pub mod generate;

@@ -8,6 +8,7 @@ mod layers;
 mod panda;
 mod periods;
 mod pins;
+mod provenance;
 mod report;
 mod robustness;
 mod slurm;
