@@ -19,19 +19,21 @@
 //!                         >2→1.2, >1→1.1, else 1.0   (strict: 200 → 1.9, 100 → 1.8)
 //! ```
 //!
-//! Which Mbps is "known" is where the two variants ([`NetworkVariant`]) differ:
+//! Which Mbps is "known", and when a satellite link is saturated, is where the two variants
+//! ([`NetworkVariant`]) differ:
 //!
 //! | | `Seed` (default) | `PandaServer` (1.0.4 code, reference §3 ⚠) |
 //! |---|---|---|
 //! | rule | 1 h, else 1 d, else 1 w | 1 w, overwritten by 1 d, then by 1 h; stops at the first missing key |
 //! | only 1 h known | 1 h | no FTS data → closeness |
 //! | 1 w and 1 h, no 1 d | 1 h | 1 w |
+//! | link skipped | "over the `NQUEUED_SAT_CAP`" files queued: `queued > cap` (150 kept, 151 skipped) | `queued >= cap` (L490-491: 150 skipped) |
 //!
 //! The seed gives the shapes only as plots; the queued weight, the Mbps steps, the closeness
 //! normalisation and the 2.5 of nucleus PQs come from the code and are common to both variants.
 //!
 //! The link check ([`link_check`], reference §2 filter 4) runs before the weight: a blocked link
-//! (closeness −1) is a hard skip, a link with ≥ `NQUEUED_SAT_CAP` queued files and a nucleus with
+//! (closeness −1) is a hard skip, a saturated link (table above) and a nucleus with
 //! ≥ `NQUEUED_NUC_CAP_FOR_JOBS` queued files are temporary skips, an unknown link passes. So the
 //! real code never weighs a blocked or saturated link; here [`network_weight`] is total anyway:
 //! a blocked link weighs `None`, the queued weight is floored at 0 (never negative).
@@ -71,6 +73,27 @@ pub enum NetworkVariant {
     PandaServer,
 }
 
+impl NetworkVariant {
+    /// Whether `queued` files on a satellite→nucleus link saturate it against `NQUEUED_SAT_CAP`:
+    /// seed 004 skips queues "over the NQUEUED_SAT_CAP files queued on their links to the
+    /// nucleus" (`>`); panda-server 1.0.4 compares `>=` (AtlasProdJobBroker.py L490-491).
+    pub fn link_saturated(self, queued: u64, sat_cap: u64) -> bool {
+        match self {
+            NetworkVariant::Seed => queued > sat_cap,
+            NetworkVariant::PandaServer => queued >= sat_cap,
+        }
+    }
+
+    /// The comparison [`Self::link_saturated`] applies, for the skip message (`150(>=150 link
+    /// limit)`; panda-server itself writes `>` whatever it compared).
+    pub fn sat_cap_op(self) -> &'static str {
+        match self {
+            NetworkVariant::Seed => ">",
+            NetworkVariant::PandaServer => ">=",
+        }
+    }
+}
+
 /// The gdpconfig keys of the network weight (component `jobbroker`, app `jedi`, vo `atlas`;
 /// reference §2 "Parameters", AtlasProdJobBroker.py L53-72), plus the variant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -87,7 +110,8 @@ pub struct NetworkSettings {
     /// `NW_WEIGHT_MULTIPLIER` (default 1, L74-76), used only in the express threshold.
     pub nw_weight_multiplier: f64,
     /// `NQUEUED_SAT_CAP` (default 150 files, L66-68): files queued on a satellite→nucleus link
-    /// at which the link is saturated (temporary skip) and its queued weight reaches 1.
+    /// beyond which (seed; at which, code) the link is saturated (temporary skip); at it the
+    /// link's queued weight reaches 1.
     pub nqueued_sat_cap: u64,
     /// `NQUEUED_NUC_CAP_FOR_JOBS` (default 10000 files, L70-72): files queued to the nucleus in
     /// total at which every satellite PQ is temporarily skipped.
@@ -219,12 +243,13 @@ pub enum LinkCheck {
     Blocked,
     /// Total files queued to the nucleus ≥ `NQUEUED_NUC_CAP_FOR_JOBS`: temporary skip.
     NucleusSaturated,
-    /// Files queued on the link ≥ `NQUEUED_SAT_CAP`: temporary skip.
+    /// Files queued on the link over `NQUEUED_SAT_CAP` (seed; code: at least): temporary skip.
     LinkSaturated,
 }
 
 /// The link check in code order (L427-519): nucleus PQ → Ok; nucleus total ≥ its cap →
-/// temporary; unknown link → Ok; blocked → hard skip; link queue ≥ its cap → temporary.
+/// temporary; unknown link → Ok; blocked → hard skip; link queue over its cap
+/// ([`NetworkVariant::link_saturated`]) → temporary.
 /// (The nucleus `write_wan` test of the same filter belongs to storage, not here.)
 pub fn link_check(link: &Link, nucleus_queued_files: u64, s: &NetworkSettings) -> LinkCheck {
     match link {
@@ -232,7 +257,9 @@ pub fn link_check(link: &Link, nucleus_queued_files: u64, s: &NetworkSettings) -
         _ if nucleus_queued_files >= s.nqueued_nuc_cap_for_jobs => LinkCheck::NucleusSaturated,
         Link::Unknown => LinkCheck::Ok,
         Link::Satellite(m) if m.is_blocked() => LinkCheck::Blocked,
-        Link::Satellite(m) if m.queued_files.unwrap_or(0) >= s.nqueued_sat_cap => LinkCheck::LinkSaturated,
+        Link::Satellite(m) if s.variant.link_saturated(m.queued_files.unwrap_or(0), s.nqueued_sat_cap) => {
+            LinkCheck::LinkSaturated
+        }
         Link::Satellite(_) => LinkCheck::Ok,
     }
 }
@@ -243,8 +270,9 @@ pub fn mbps_weight(mbps: f64) -> f64 {
     MBPS_STEPS.iter().find(|(t, _)| mbps > *t).map_or(1.0, |&(_, w)| w)
 }
 
-/// Queued weight of a satellite link: `2 − nQueued / NQUEUED_SAT_CAP`, in `(1, 2]` below the cap;
-/// floored at 0 beyond (never reached by the code, whose link check skips such links first). A cap
+/// Queued weight of a satellite link: `2 − nQueued / NQUEUED_SAT_CAP`, in `(1, 2]` below the cap
+/// and 1 at it (weighed in the seed variant only); floored at 0 beyond (never reached, the link
+/// check skips such links first). A cap
 /// of 0 (Python: `ZeroDivisionError`) reads as a saturated link, weight 1.
 pub fn queued_weight(queued_files: u64, sat_cap: u64) -> f64 {
     let ratio = if sat_cap == 0 { 1.0 } else { queued_files as f64 / sat_cap as f64 };

@@ -112,7 +112,7 @@ pub fn atlas_scenario(jobs: u64) -> Result<String, CricError> {
     let _ = writeln!(s, "    storages: {},", pretty(&frag.storages));
     let _ = writeln!(s, "    network: {},", pretty(&frag.network));
     let _ = writeln!(s, "    panda: (");
-    let _ = writeln!(s, "        variants: (job_broker: Some(PandaServer)),");
+    let _ = writeln!(s, "        variants: (job_broker: Some(PandaServer), network: Some(PandaServer)),");
     let _ = writeln!(
         s,
         "        gshares: [(name: \"Production\", value: 80, children: [(name: \"MC Simulation Full\", value: 100)]), (name: \"Analysis\", value: 20, children: [(name: \"User Analysis\", value: 100)])],"

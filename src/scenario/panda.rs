@@ -24,7 +24,7 @@
 //! |---|---|---|
 //! | `panda::task_broker` | `TaskBrokerVariant::Seed` | `TaskBrokerVariant::PandaServer` |
 //! | `panda::job_broker` | `JobBrokerVariant::Seed` | `JobBrokerVariant::PandaServer` |
-//! | `panda::network` | `NetworkVariant::Seed` (follows `job_broker` unless set) | `NetworkVariant::PandaServer` |
+//! | `panda::network` | `NetworkVariant::Seed` | `NetworkVariant::PandaServer` |
 //! | `panda::anal_broker` | `AnalBrokerVariant::Seed` | `AnalBrokerVariant::PandaServer` |
 //! | `panda::arch` | `ArchVariant::Seed` | `ArchVariant::PandaServer` |
 //! | `panda::timeouts` | `TimeoutVariant::Seed` | `TimeoutVariant::PandaServer` |
@@ -75,7 +75,7 @@ pub enum PandaVariant {
 pub struct PandaVariants {
     pub task_broker: Option<TaskBrokerVariant>,
     pub job_broker: Option<JobBrokerVariant>,
-    /// Unset: the job broker's (`JobBrokerVariant::network`), as the code pairs them.
+    /// The link check and network weight of job brokerage; independent of `job_broker`.
     pub network: Option<NetworkVariant>,
     pub anal_broker: Option<AnalBrokerVariant>,
     pub arch: Option<ArchVariant>,
@@ -183,11 +183,10 @@ impl PandaConfig {
     pub fn rules(&self) -> PandaRules {
         let base = self.variant.rules();
         let o = &self.variants;
-        let job_broker = o.job_broker.unwrap_or(base.job_broker);
         PandaRules {
             task_broker: o.task_broker.unwrap_or(base.task_broker),
-            job_broker,
-            network: o.network.unwrap_or_else(|| job_broker.network()),
+            job_broker: o.job_broker.unwrap_or(base.job_broker),
+            network: o.network.unwrap_or(base.network),
             anal_broker: o.anal_broker.unwrap_or(base.anal_broker),
             arch: o.arch.unwrap_or(base.arch),
             timeouts: o.timeouts.unwrap_or(base.timeouts),
@@ -200,9 +199,14 @@ impl PandaConfig {
         &self.gdpconfig.task_brokerage
     }
 
-    /// `gdpconfig.job_broker` with the resolved variant.
+    /// `gdpconfig.job_broker` with the resolved job-broker and network variants.
     pub fn job_broker_params(&self) -> JobBrokerParams {
-        JobBrokerParams { variant: self.rules().job_broker, ..self.gdpconfig.job_broker.clone() }
+        let rules = self.rules();
+        JobBrokerParams {
+            variant: rules.job_broker,
+            network_variant: rules.network,
+            ..self.gdpconfig.job_broker.clone()
+        }
     }
 
     /// `gdpconfig.anal_broker` with the resolved variant.
@@ -216,9 +220,9 @@ impl PandaConfig {
     }
 
     /// The network weight's settings: the `NW_*`/`NQUEUED_*` keys of `gdpconfig.job_broker` with
-    /// the resolved network variant.
+    /// the resolved network variant, exactly as job brokerage reads them.
     pub fn network_settings(&self) -> NetworkSettings {
-        NetworkSettings { variant: self.rules().network, ..self.gdpconfig.job_broker.network() }
+        self.job_broker_params().network()
     }
 
     /// The queue named `name`.

@@ -6,7 +6,7 @@
 //! gate (`job_complex_module.check_task_architecture`, L2204-2230).
 
 use super::gpu::{GpuMismatch, GpuSpec, WnGpu, match_gpu_spec};
-use super::queue::{QueueSoftware, SwCheck, json_software_check, t};
+use super::queue::{AttrValue, QueueSoftware, SwCheck, json_software_check, t};
 use super::skip::SwSkip;
 use super::task::{CpuSpec, TaskArch};
 use super::{ArchError, ArchVariant};
@@ -105,19 +105,73 @@ impl<'a> SwRequest<'a> {
     }
 }
 
-/// `resolve_cmt_config(queue, cmt_config, base_platform, sw_map)`: the first of the queue's
-/// cmtconfigs the task's sw_platform regexp matches (`^…$`), with `@base_platform` appended;
-/// `None` if the sw_platform is listed as is, matches nothing, or the queue has no SW map entry.
-pub fn resolve_cmt_config(q: &QueueSoftware, arch: &TaskArch) -> Option<String> {
+/// `resolve_cmt_config(queue, cmt_config, base_platform, sw_map)` (AtlasBrokerUtils.py
+/// L1177-1212): the first of the queue's cmtconfigs the task's sw_platform regexp matches
+/// (`^…$`), with `@base_platform` appended; `None` if the sw_platform is listed as is or the
+/// queue has no SW map entry.
+///
+/// When no cmtconfig matches, the variants differ. Seed 004 ("The regexp in sw_platform is
+/// resolved to a relevant string in the cmtconfigs list of the queue") leaves it unresolved;
+/// panda-server 1.0.4 then tries [`resolve_arch_in_cmt_config`] (called at L1204-1205), so
+/// `(aarch64|x86_64)-el9-gcc15-opt` resolves to `x86_64-el9-gcc15-opt` on an `x86_64` queue.
+pub fn resolve_cmt_config(q: &QueueSoftware, arch: &TaskArch, variant: ArchVariant) -> Option<String> {
     let re = arch.cmt_re.as_ref()?;
     if !q.in_sw_map || q.cmtconfigs.contains(&arch.sw_platform) {
         return None;
     }
-    let found = q.cmtconfigs.iter().find(|c| re.is_match(c))?;
+    let found = match q.cmtconfigs.iter().find(|c| re.is_match(c)) {
+        Some(c) => c.clone(),
+        None if variant == ArchVariant::PandaServer => resolve_arch_in_cmt_config(q, &arch.sw_platform)?,
+        None => return None,
+    };
     Some(match arch.base_platform.as_deref().filter(|b| !b.is_empty()) {
         Some(b) => format!("{found}@{b}"),
-        None => found.clone(),
+        None => found,
     })
+}
+
+/// `get_queue_cpu_architectures` (AtlasBrokerUtils.py L1135-1146): the `arch` values of every
+/// `type: cpu` entry of the queue's `architectures`, concatenated. A plain-string `arch` is
+/// added character by character, as Python's `list += str` does.
+pub fn queue_cpu_architectures(q: &QueueSoftware) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in q.architectures.iter().filter(|a| a.kind.as_deref() == Some("cpu")) {
+        match a.attrs.get("arch") {
+            Some(AttrValue::List(l)) => out.extend(l.iter().cloned()),
+            Some(AttrValue::Text(t)) => out.extend(t.chars().map(String::from)),
+            None => {}
+        }
+    }
+    out
+}
+
+/// The leading architecture alternation of a cmtconfig and the literal rest:
+/// `(x86_64|aarch64)-el9-gcc15-opt` → (`[x86_64, aarch64]`, `-el9-gcc15-opt`). Only that shape
+/// counts (panda-server's `ARCH_ALTERNATION_IN_CMT_CONFIG`, L1131): every alternative and the
+/// non-empty rest made of ASCII letters, digits and `_ . + -`; as Python's `$`, one trailing
+/// newline is allowed.
+fn arch_alternation(cmt_config: &str) -> Option<(Vec<&str>, &str)> {
+    let literal = |w: &str| {
+        !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'+' | b'-'))
+    };
+    let s = cmt_config.strip_suffix('\n').unwrap_or(cmt_config);
+    let (alternatives, rest) = s.strip_prefix('(')?.split_once(')')?;
+    let alternatives: Vec<&str> = alternatives.split('|').collect();
+    (alternatives.iter().all(|a| literal(a)) && literal(rest)).then_some((alternatives, rest))
+}
+
+/// `resolve_arch_in_cmt_config` (AtlasBrokerUtils.py L1150-1174; panda-server 1.0.4 only): a
+/// cmtconfig `(a|b|…)rest` becomes `a + rest` for the first alternative the queue's CPU
+/// architectures list (any alternative when they list `any`); `None` for any other shape, a
+/// queue without CPU architectures, or no listed alternative.
+pub fn resolve_arch_in_cmt_config(q: &QueueSoftware, cmt_config: &str) -> Option<String> {
+    let (alternatives, rest) = arch_alternation(cmt_config)?;
+    let archs = queue_cpu_architectures(q);
+    if archs.is_empty() {
+        return None;
+    }
+    let listed = |a: &str| archs.iter().any(|x| x == "any" || x == a);
+    alternatives.into_iter().find(|a| listed(a)).map(|a| format!("{a}{rest}"))
 }
 
 /// How a queue passes the broker's SW/HW filter.
@@ -153,7 +207,8 @@ pub fn sw_filter(
 ) -> Result<SwPass, SwSkip> {
     let why = match json_software_check(q, req, all, variant) {
         SwCheck::Pass => {
-            let resolved_platform = if arch.sw_platform.is_empty() { None } else { resolve_cmt_config(q, arch) };
+            let resolved_platform =
+                if arch.sw_platform.is_empty() { None } else { resolve_cmt_config(q, arch, variant) };
             if !arch.sw_platform_is_regexp() || resolved_platform.is_some() {
                 return Ok(SwPass::Auto { resolved_platform });
             }

@@ -37,9 +37,13 @@
 //! | CPU arch implied when there is no `#` | first `-` field of `sw_platform` | first `-` field of the whole string (`x86_64@el9` → `x86_64@el9`) |
 //! | release tags as fallback | whenever "cvmfs and (any//cvmfs container or cmtconfig listed)" fails | only when the cvmfs tag is missing (`elif`) |
 //! | cmtconfig listed, task with a base platform | passes | needs `any` or `/cvmfs` in `containers` |
+//! | regexp sw_platform matching none of the queue's cmtconfigs | unresolved (the queue is skipped, `-regexpcmtconfig`) | a leading `(a\|b)` alternation takes the first alternative the queue's CPU `arch` lists (or any, with `any`): `(aarch64\|x86_64)-el9-gcc15-opt` → `x86_64-el9-gcc15-opt` |
 //!
-//! The last two rows are not marked in the reference: they come from reading the code's
-//! `check` (L1096-1120) against the seed's "Checks for Releases, Caches, or Nightlies".
+//! The two rows before the last are not marked in the reference: they come from reading the
+//! code's `check` (L1096-1120) against the seed's "Checks for Releases, Caches, or Nightlies".
+//! The last row is the seed's "The regexp in sw_platform is resolved to a relevant string in
+//! the cmtconfigs list of the queue" against `resolve_arch_in_cmt_config` (AtlasBrokerUtils.py
+//! L1150-1174), which panda-server 1.0.4 tries when no cmtconfig matches.
 //! Everything else follows the code where the seed is silent (e.g. the implied CPU spec of a
 //! plain `x86_64-el9-gcc13-opt`, which makes queues without `architectures` reject it).
 
@@ -58,7 +62,7 @@ use serde::{Deserialize, Serialize};
 
 pub use broker::{
     Broker, SwPass, SwRequest, analysis_gpu_queue_check, check_task_architecture, production_sw_check,
-    resolve_cmt_config, sw_filter,
+    queue_cpu_architectures, resolve_arch_in_cmt_config, resolve_cmt_config, sw_filter,
 };
 pub use gpu::{
     GpuAttr, GpuMismatch, GpuSpec, GpuVerdict, ModelReq, Pattern, WnGpu, WnGpuRow, gpu_verdicts, match_gpu_spec,

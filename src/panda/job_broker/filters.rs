@@ -162,6 +162,7 @@ pub fn link(c: &Ctx, q: &BrokerQueue) -> Verdict {
                 Link::Satellite(m) => m.queued_files.unwrap_or(0),
                 _ => 0,
             },
+            op: c.net.variant.sat_cap_op(),
             cap: c.net.nqueued_sat_cap,
             satellite: sat.clone(),
             nucleus: nuc.name.clone(),

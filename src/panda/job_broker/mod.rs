@@ -18,7 +18,8 @@
 //! Zero share comes from the PQ's `fairsharepolicy`, parsed once ([`fairshare_policy`]).
 //! The SW/HW (release, container, CPU/GPU) check is `panda::arch`'s: the caller passes its
 //! verdict per PQ ([`BrokerQueue::software_ok`], [`BrokerQueue::arch_preference_weight`]).
-//! The network weight and link check are [`crate::panda::network`]'s.
+//! The network weight and link check are [`crate::panda::network`]'s, read through
+//! [`JobBrokerParams::network`].
 //!
 //! # Variants ([`JobBrokerVariant`]; `Seed` is the default)
 //!
@@ -33,7 +34,11 @@
 //! | `numSlots` = 0 / > 0 | running = max(R, starting) / max(R, numSlots) | R + starting / max(int(numSlots/cc), R) |
 //! | manyAssigned ⚠ | clamp(assigned/activated, 1, 2) | clamp((assigned+1)/(activated+1), 1, 2) |
 //! | caps ⚠ | activated+starting > 2·running; defined+activated+assigned+starting > 2·running | queued > max(NQUEUELIMITSITE, 2·running) (`-cap`), per resource type (`-cap_rt`) |
-//! | network Mbps ⚠ | 1 h, else 1 d, else 1 w | 1 w ← 1 d ← 1 h chain ([`crate::panda::network`]) |
+//!
+//! The link check and the network weight follow their own variant,
+//! [`crate::panda::network::NetworkVariant`] (`JobBrokerParams::network_variant`, a scenario's
+//! `panda.variants.network`): Mbps of 1 h, else 1 d, else 1 w, and a link skipped over
+//! `NQUEUED_SAT_CAP` (seed) against the code's 1 w ← 1 d ← 1 h chain and skip at the cap.
 //!
 //! Where the seed is silent the code is followed in both (bootstrap of empty PQs, `MIN_WEIGHT`,
 //! T1 weight, temporary skips, the input-move fallbacks, the weight-0-first ordering).

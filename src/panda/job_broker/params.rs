@@ -46,16 +46,6 @@ pub enum JobBrokerVariant {
     PandaServer,
 }
 
-impl JobBrokerVariant {
-    /// The network-weight variant that goes with it (reference §3 ⚠).
-    pub fn network(self) -> NetworkVariant {
-        match self {
-            JobBrokerVariant::Seed => NetworkVariant::Seed,
-            JobBrokerVariant::PandaServer => NetworkVariant::PandaServer,
-        }
-    }
-}
-
 /// gdpconfig of production job brokerage. Field = key in snake_case; `Default` = the code's
 /// fallback when the key is missing from `PANDA.CONFIG` (ATLAS production values may differ).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -99,8 +89,14 @@ pub struct JobBrokerParams {
     /// `NQUEUELIMITSITE_<gshare>` (jobbroker, jedi; default 20, L1727-1732), keyed by gshare;
     /// see [`JobBrokerParams::nqueuelimitsite`].
     pub nqueuelimitsite: BTreeMap<String, u64>,
-    /// Seed (default) or panda-server behaviour; also selects the network variant.
+    /// Seed (default) or panda-server behaviour of the brokerage rules.
     pub variant: JobBrokerVariant,
+    /// The variant of the link check and network weight (`panda::network`), which is not the
+    /// job broker's: a scenario sets it from `panda.variants.network`
+    /// (`PandaConfig::job_broker_params`). Not a gdpconfig key, so never read from or written to
+    /// `gdpconfig.job_broker`.
+    #[serde(skip)]
+    pub network_variant: NetworkVariant,
 }
 
 impl Default for JobBrokerParams {
@@ -122,6 +118,7 @@ impl Default for JobBrokerParams {
             num_cutoff_to_move_input: 100,
             nqueuelimitsite: BTreeMap::new(),
             variant: JobBrokerVariant::Seed,
+            network_variant: NetworkVariant::Seed,
         }
     }
 }
@@ -136,7 +133,8 @@ pub struct MinWeight {
 }
 
 impl JobBrokerParams {
-    /// The network settings of this configuration (its `NW_*`/`NQUEUED_*` keys and variant).
+    /// The network settings of this configuration: its `NW_*`/`NQUEUED_*` keys and
+    /// `network_variant`. Brokerage reads them only through here.
     pub fn network(&self) -> NetworkSettings {
         NetworkSettings {
             nw_active: self.nw_active,
@@ -145,7 +143,7 @@ impl JobBrokerParams {
             nw_weight_multiplier: self.nw_weight_multiplier,
             nqueued_sat_cap: self.nqueued_sat_cap,
             nqueued_nuc_cap_for_jobs: self.nqueued_nuc_cap_for_jobs,
-            variant: self.variant.network(),
+            variant: self.network_variant,
         }
     }
 

@@ -96,8 +96,11 @@ pub enum SkipReason {
         satellite: String,
         nucleus: String,
     },
+    /// `op`: the comparison the network variant applied (`>` seed, `>=` code), written into
+    /// the message in place of panda-server's fixed `>`.
     LinkSaturated {
         queued: u64,
+        op: &'static str,
         cap: u64,
         satellite: String,
         nucleus: String,
@@ -274,9 +277,9 @@ impl fmt::Display for SkipReason {
                 f,
                 "due to agis_closeness=-1, from satellite={satellite} to nucleus={nucleus}: criteria=-link_unusable"
             ),
-            LinkSaturated { queued, cap, satellite, nucleus } => write!(
+            LinkSaturated { queued, op, cap, satellite, nucleus } => write!(
                 f,
-                "due to too many output files queued in the channel {queued}(>{cap} link limit), from satellite={satellite} to nucleus={nucleus}: criteria=-link_unusable"
+                "due to too many output files queued in the channel {queued}({op}{cap} link limit), from satellite={satellite} to nucleus={nucleus}: criteria=-link_unusable"
             ),
             Opportunistic => write!(f, "to avoid opportunistic for high priority jobs criteria=-opportunistic"),
             Inactive => write!(

@@ -4,7 +4,7 @@ use proptest::prelude::*;
 
 use super::weight::{many_assigned, running_count};
 use super::*;
-use crate::panda::network::{Link, LinkMetrics};
+use crate::panda::network::{Link, LinkMetrics, NetworkVariant};
 
 const SEED: JobBrokerVariant = JobBrokerVariant::Seed;
 const CODE: JobBrokerVariant = JobBrokerVariant::PandaServer;
@@ -357,9 +357,26 @@ fn link_check_skips() {
         s.to_string(),
         "  skip site=SAT_PQ due to agis_closeness=-1, from satellite=SAT to nucleus=NUC: criteria=-link_unusable"
     );
+    // Exactly NQUEUED_SAT_CAP = 150 files queued: the seed's network variant skips "over" the
+    // cap and keeps the PQ, the code's skips at it (`>=`) and says so, whatever the job broker's.
     q.link = Link::Satellite(LinkMetrics { queued_files: Some(150), ..LinkMetrics::default() });
+    for jb in [SEED, CODE] {
+        let r = broker(&t, std::slice::from_ref(&q), &params(jb));
+        assert!(r.skipped.is_empty() && r.candidates().len() == 1, "{:?}", r.skipped);
+        let code_net = JobBrokerParams { network_variant: NetworkVariant::PandaServer, ..params(jb) };
+        let r = broker(&t, std::slice::from_ref(&q), &code_net);
+        assert!(only_skip(&r).temporary);
+        assert_eq!(
+            only_skip(&r).to_string(),
+            "  skip site=SAT_PQ due to too many output files queued in the channel 150(>=150 link limit), from satellite=SAT to nucleus=NUC: criteria=-link_unusable"
+        );
+    }
+    q.link = Link::Satellite(LinkMetrics { queued_files: Some(151), ..LinkMetrics::default() });
     let r = broker(&t, std::slice::from_ref(&q), &params(CODE));
-    assert!(only_skip(&r).temporary);
+    assert_eq!(
+        only_skip(&r).to_string(),
+        "  skip site=SAT_PQ due to too many output files queued in the channel 151(>150 link limit), from satellite=SAT to nucleus=NUC: criteria=-link_unusable"
+    );
     t.nucleus.as_mut().unwrap().total_queued_files = 10_000;
     q.link = Link::Unknown;
     let r = broker(&t, std::slice::from_ref(&q), &params(CODE));

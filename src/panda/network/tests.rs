@@ -242,7 +242,7 @@ fn blocked_links() {
 
 #[test]
 fn link_check_in_code_order() {
-    let s = settings(SEED);
+    let s = settings(CODE);
     let busy = LinkMetrics { queued_files: Some(150), ..Default::default() };
     let fine = LinkMetrics { queued_files: Some(149), ..Default::default() };
     assert_eq!(link_check(&Link::Nucleus, 1_000_000, &s), LinkCheck::Ok);
@@ -255,6 +255,27 @@ fn link_check_in_code_order() {
     assert_eq!(link_check(&sat(blocked_busy), 10_000, &s), LinkCheck::NucleusSaturated);
     // A saturated link would weigh 1.0 on its queue; past 2 × cap, 0.
     assert!(close(weight(&sat(busy), SEED), 0.5 * 1.0 + 0.5 * 1.3));
+}
+
+/// Seed 004 skips a satellite "over the NQUEUED_SAT_CAP files queued on their links to the
+/// nucleus"; panda-server 1.0.4 compares `>=` (L490-491). Default cap 150.
+#[test]
+fn sat_cap_boundary_by_variant() {
+    let files = |n| sat(LinkMetrics { queued_files: Some(n), ..Default::default() });
+    let (seed, code) = (settings(SEED), settings(CODE));
+    assert_eq!(seed.nqueued_sat_cap, 150);
+    assert_eq!(link_check(&files(150), 0, &seed), LinkCheck::Ok, "exactly at the cap is not over it");
+    assert_eq!(link_check(&files(151), 0, &seed), LinkCheck::LinkSaturated);
+    assert_eq!(link_check(&files(150), 0, &code), LinkCheck::LinkSaturated);
+    assert_eq!(link_check(&files(149), 0, &code), LinkCheck::Ok);
+    // The seed weighs the kept link: queued weight 2 − 150/150 = 1, with closeness 7.7 → 1.3.
+    let w = network_weight(&files(150), &seed).unwrap();
+    assert!(close(w.queued, 1.0) && close(w.weight, 0.5 * 1.0 + 0.5 * 1.3));
+    // A smaller cap moves the boundary with it.
+    let cap_10 = |v| NetworkSettings { nqueued_sat_cap: 10, ..settings(v) };
+    assert_eq!(link_check(&files(10), 0, &cap_10(SEED)), LinkCheck::Ok);
+    assert_eq!(link_check(&files(10), 0, &cap_10(CODE)), LinkCheck::LinkSaturated);
+    assert_eq!((SEED.sat_cap_op(), CODE.sat_cap_op()), (">", ">="));
 }
 
 #[test]

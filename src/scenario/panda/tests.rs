@@ -96,18 +96,64 @@ fn the_variant_sets_every_module_and_an_override_wins() {
     c.variants.job_broker = Some(JobBrokerVariant::Seed);
     let r = c.rules();
     assert_eq!(r.arch, ArchVariant::Seed);
-    assert_eq!(r.network, NetworkVariant::Seed, "the network follows the job broker unless set");
+    assert_eq!(r.network, NetworkVariant::PandaServer, "the network follows the switch, not the job broker");
     assert_eq!(c.job_broker_params().variant, JobBrokerVariant::Seed);
+    assert_eq!(c.job_broker_params().network_variant, NetworkVariant::PandaServer);
     assert_eq!(c.anal_broker_params().variant, AnalBrokerVariant::PandaServer);
-    assert_eq!(c.network_settings().variant, NetworkVariant::Seed);
+    assert_eq!(c.network_settings().variant, NetworkVariant::PandaServer);
     assert_eq!(c.timeout_params().variant, TimeoutVariant::PandaServer);
-    // The example overrides the job broker only.
+    // The example overrides the job broker and the network.
     let e = example();
     let r = e.panda.as_ref().unwrap().rules();
     assert_eq!(
         (r.job_broker, r.network, r.task_broker),
         (JobBrokerVariant::PandaServer, NetworkVariant::PandaServer, TaskBrokerVariant::Seed)
     );
+}
+
+/// `panda.variants.network` reaches job brokerage (through `job_broker_params`, the one path of
+/// the network settings), and the job broker's variant does not choose the network rules. Two
+/// satellites of nucleus NUC with `NW_ACTIVE`: FULL has exactly `NQUEUED_SAT_CAP` = 150 files
+/// queued (seed: not over the cap, kept; code: `>=`, skipped), FAST has only a 1 h FTS value of
+/// 500 Mbps (seed: throughput weight 2.0; code: no 1 w value, so closeness 7.7 → 1.3).
+#[test]
+fn only_the_network_variant_decides_the_network_rules() {
+    use crate::panda::job_broker::{BrokerQueue, BrokerTask, JobBrokerVariant, JobCounts, NucleusInfo, broker};
+    use crate::panda::network::{Link, LinkMetrics, NetworkVariant};
+    let nucleus = NucleusInfo { name: "NUC".into(), output_endpoint: "NUC_DATADISK".into(), ..Default::default() };
+    let task = BrokerTask { nucleus: Some(nucleus), ..BrokerTask::default() };
+    let sat = |name: &str, m: LinkMetrics| BrokerQueue {
+        name: name.into(),
+        counts: JobCounts { running: 10, ..JobCounts::default() },
+        output_storage_site: Some(format!("{name}_SITE")),
+        link: Link::Satellite(m),
+        ..BrokerQueue::default()
+    };
+    let queues = [
+        sat("FULL", LinkMetrics { queued_files: Some(150), ..Default::default() }),
+        sat("FAST", LinkMetrics { mbps_1h: Some(500.0), ..Default::default() }),
+    ];
+    // (FULL kept, FAST's throughput weight)
+    let decide = |c: &PandaConfig| {
+        let r = broker(&task, &queues, &c.job_broker_params());
+        let fast = r.candidates().iter().find(|x| x.queue == 1).and_then(|x| x.terms.network);
+        (r.why(0).is_none(), fast.map(|w| w.throughput))
+    };
+    let is_seed = |d: (bool, Option<f64>)| d == (true, Some(2.0));
+    let is_code = |d: (bool, Option<f64>)| !d.0 && d.1.is_some_and(|t| (t - 1.3).abs() < 1e-12);
+    let mut c = PandaConfig::default();
+    c.gdpconfig.job_broker.nw_active = true;
+    assert!(is_seed(decide(&c)), "{:?}", decide(&c));
+    c.variants.network = Some(NetworkVariant::PandaServer);
+    assert!(is_code(decide(&c)), "only variants.network set: {:?}", decide(&c));
+    c.variants = PandaVariants { job_broker: Some(JobBrokerVariant::PandaServer), ..PandaVariants::default() };
+    assert!(is_seed(decide(&c)), "only variants.job_broker set: {:?}", decide(&c));
+    c.variants = PandaVariants::default();
+    c.variant = PandaVariant::PandaServer;
+    assert!(is_code(decide(&c)), "the switch: {:?}", decide(&c));
+    c.variants.network = Some(NetworkVariant::Seed);
+    assert!(is_seed(decide(&c)), "the switch, network overridden: {:?}", decide(&c));
+    assert_eq!(c.network_settings(), c.job_broker_params().network());
 }
 
 #[test]

@@ -251,19 +251,84 @@ fn regexp_cmtconfig_is_resolved_per_queue() {
     let arm =
         q(r#"{"cmtconfigs": ["aarch64-el9-gcc13-opt"], "architectures": [{"type": "cpu", "arch": ["aarch64"]}]}"#);
     let req = SwRequest::standalone(&task, None, false);
-    assert_eq!(resolve_cmt_config(&arm, &task).as_deref(), Some("aarch64-el9-gcc13-opt@el9"));
-    assert_eq!(
-        sw_filter(&arm, &task, &req, Broker::Analysis, None, ArchVariant::Seed),
-        Ok(SwPass::Auto { resolved_platform: Some("aarch64-el9-gcc13-opt@el9".into()) })
-    );
+    for v in [ArchVariant::Seed, ArchVariant::PandaServer] {
+        assert_eq!(resolve_cmt_config(&arm, &task, v).as_deref(), Some("aarch64-el9-gcc13-opt@el9"));
+        assert_eq!(
+            sw_filter(&arm, &task, &req, Broker::Analysis, None, v),
+            Ok(SwPass::Auto { resolved_platform: Some("aarch64-el9-gcc13-opt@el9".into()) })
+        );
+    }
+    // No cmtconfig of the queue matches: the seed leaves the regexp unresolved ...
     let old = q(r#"{"cmtconfigs": ["x86_64-el8-gcc11-opt"], "architectures": [{"type": "cpu", "arch": ["x86_64"]}]}"#);
     let e = sw_filter(&old, &task, &req, Broker::Analysis, None, ArchVariant::Seed).unwrap_err();
     assert_eq!(e, SwSkip::UnresolvedRegexp { cmt_config: "(x86_64|aarch64)-el9-gcc13-opt".into() });
     assert_eq!(e.criteria(), "-regexpcmtconfig");
     assert!(e.to_string().contains("due to unresolved regexp in cmtconfig=(x86_64|aarch64)-el9-gcc13-opt"));
+    // ... panda-server 1.0.4 resolves the alternation with the queue's CPU architectures.
+    assert_eq!(
+        sw_filter(&old, &task, &req, Broker::Analysis, None, ArchVariant::PandaServer),
+        Ok(SwPass::Auto { resolved_platform: Some("x86_64-el9-gcc13-opt@el9".into()) })
+    );
     let plain = a("x86_64-el9-gcc13-opt");
     let listed = q(r#"{"cmtconfigs": ["x86_64-el9-gcc13-opt"]}"#);
-    assert_eq!(resolve_cmt_config(&listed, &plain), None, "listed as is: nothing to resolve");
+    for v in [ArchVariant::Seed, ArchVariant::PandaServer] {
+        assert_eq!(resolve_cmt_config(&listed, &plain, v), None, "listed as is: nothing to resolve");
+    }
+}
+
+/// `resolve_arch_in_cmt_config` (panda-server 1.0.4, AtlasBrokerUtils.py L1150-1174): the case
+/// of the independent check, `(aarch64|x86_64)-el9-gcc15-opt` on an x86_64 queue listing no el9
+/// cmtconfig, and the edges of the alternation's shape and of the queue's architecture list.
+#[test]
+fn arch_alternation_resolves_with_the_queue_cpu_architectures() {
+    const PS: ArchVariant = ArchVariant::PandaServer;
+    let x86 = q(r#"{"cmtconfigs": ["x86_64-centos7-gcc11-opt"], "containers": ["any"], "cvmfs": ["atlas"],
+                   "architectures": [{"type": "cpu", "arch": ["x86_64"]}]}"#);
+    let task = a("(aarch64|x86_64)-el9-gcc15-opt");
+    assert_eq!(resolve_cmt_config(&x86, &task, PS).as_deref(), Some("x86_64-el9-gcc15-opt"));
+    assert_eq!(resolve_cmt_config(&x86, &task, ArchVariant::Seed), None);
+    let with_base = a("(aarch64|x86_64)-el9-gcc15-opt@el9");
+    assert_eq!(resolve_cmt_config(&x86, &with_base, PS).as_deref(), Some("x86_64-el9-gcc15-opt@el9"));
+    // The production broker (transHome set, containers `any`): skipped before, kept now.
+    let prod = |v| production_sw_check(&x86, &task, Some("Athena-25.0.30"), None, false, None, v).unwrap();
+    assert_eq!(
+        prod(ArchVariant::Seed),
+        Err(SwSkip::UnresolvedRegexp { cmt_config: "(aarch64|x86_64)-el9-gcc15-opt".into() })
+    );
+    assert_eq!(prod(PS), Ok(SwPass::Auto { resolved_platform: Some("x86_64-el9-gcc15-opt".into()) }));
+    // The task's order decides; `any` takes the first alternative.
+    let both = cpu_queue(r#"["x86_64", "aarch64"]"#);
+    assert_eq!(
+        resolve_arch_in_cmt_config(&both, "(aarch64|x86_64)-el9-gcc15-opt").as_deref(),
+        Some("aarch64-el9-gcc15-opt")
+    );
+    let any = cpu_queue(r#"["any"]"#);
+    assert_eq!(resolve_arch_in_cmt_config(&any, "(ppc64le|x86_64)-el9").as_deref(), Some("ppc64le-el9"));
+    // Every `type: cpu` entry counts; other types and a queue without CPU architectures do not.
+    let split = q(r#"{"architectures": [{"type": "gpu", "arch": ["x86_64"]}, {"type": "cpu", "arch": ["aarch64"]},
+                                        {"type": "cpu", "arch": ["x86_64"]}]}"#);
+    assert_eq!(queue_cpu_architectures(&split), vec!["aarch64".to_string(), "x86_64".to_string()]);
+    assert_eq!(resolve_arch_in_cmt_config(&split, "(riscv64|x86_64)-el9").as_deref(), Some("x86_64-el9"));
+    let gpu_only = q(r#"{"architectures": [{"type": "gpu", "arch": ["x86_64"]}]}"#);
+    assert_eq!(resolve_arch_in_cmt_config(&gpu_only, "(aarch64|x86_64)-el9"), None);
+    assert_eq!(resolve_arch_in_cmt_config(&cpu_queue(r#"["aarch64"]"#), "(ppc64le|x86_64)-el9"), None);
+    // A plain-string arch is a list of characters (Python's `list += str`).
+    let text = q(r#"{"architectures": [{"type": "cpu", "arch": "x86_64"}]}"#);
+    assert_eq!(resolve_arch_in_cmt_config(&text, "(x86_64|aarch64)-el9"), None);
+    assert_eq!(resolve_arch_in_cmt_config(&text, "(6|aarch64)-el9").as_deref(), Some("6-el9"));
+    // Only a leading alternation followed by a literal rest.
+    for other in [
+        "x86_64-el9-gcc15-opt",
+        "(x86_64|aarch64)",
+        "(x86_64|)-el9",
+        "x(86_64|aarch64)-el9",
+        "(x86_64|aarch64)-el.*",
+        "(x86_64|aarch64)-el9-(gcc13|gcc15)-opt",
+        "((x86_64))-el9",
+    ] {
+        assert_eq!(resolve_arch_in_cmt_config(&x86, other), None, "{other}");
+    }
+    assert_eq!(resolve_arch_in_cmt_config(&x86, "(x86_64|aarch64)-el9\n").as_deref(), Some("x86_64-el9"));
 }
 
 #[test]

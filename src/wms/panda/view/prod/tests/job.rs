@@ -180,9 +180,20 @@ fn in_the_runnable_example_reprocessing_jobs_go_to_bnl_and_aglt2() {
 
 #[test]
 fn in_the_small_scenario_a_saturated_link_and_the_gpu_only_pq_are_skipped() {
+    // SATC_PQ's link to the nucleus carries exactly NQUEUED_SAT_CAP = 150 files: not "over" the
+    // cap for the seed's network variant, so SATC_PQ stays a candidate ...
     let w = World::new(small());
     let (v, d, pd) = (w.view(), w.dynamic(), ProdDynamic::default());
     let q = query(0, Some(0), 500);
+    let r = job_broker::broker(&v.broker_task(&q, &d).unwrap(), &v.broker_queues(&q, &d, &pd), v.job_broker_params());
+    let mut kept: Vec<usize> = r.candidates().iter().map(|c| c.queue).collect();
+    kept.sort_unstable();
+    assert_eq!(kept, vec![0, 1, 2], "{:?}", r.skipped);
+    // ... while panda-server's (`panda.variants.network` alone) skips it at the cap.
+    let mut s = small();
+    s.panda.as_mut().unwrap().variants.network = Some(crate::panda::network::NetworkVariant::PandaServer);
+    let w = World::new(s);
+    let (v, d) = (w.view(), w.dynamic());
     let r = job_broker::broker(&v.broker_task(&q, &d).unwrap(), &v.broker_queues(&q, &d, &pd), v.job_broker_params());
     let c = r.candidates();
     assert_eq!(c.iter().map(|c| c.queue).collect::<Vec<_>>(), vec![0, 1], "NUC_PQ (data local) before SATB_PQ");
@@ -192,7 +203,11 @@ fn in_the_small_scenario_a_saturated_link_and_the_gpu_only_pq_are_skipped() {
     // SATC_PQ has no data and its link to the nucleus carries 150 files (NQUEUED_SAT_CAP).
     let satc = r.why(2).unwrap();
     assert_eq!((satc.stage, satc.temporary), (Stage::Link, true));
-    assert!(matches!(&satc.reason, SkipReason::LinkSaturated { queued: 150, cap: 150, .. }), "{:?}", satc.reason);
+    assert!(
+        matches!(&satc.reason, SkipReason::LinkSaturated { queued: 150, op: ">=", cap: 150, .. }),
+        "{:?}",
+        satc.reason
+    );
     // SATB_GPU only takes tasks with a GPU spec (`excl`).
     let gpu = r.why(3).unwrap();
     assert_eq!((gpu.stage, gpu.temporary), (Stage::Software, false));
@@ -211,9 +226,11 @@ fn in_the_small_scenario_a_saturated_link_and_the_gpu_only_pq_are_skipped() {
     let (v, d) = (w.view(), w.dynamic());
     let q = query(0, Some(0), 500);
     let r = job_broker::broker(&v.broker_task(&q, &d).unwrap(), &v.broker_queues(&q, &d, &pd), v.job_broker_params());
-    let c = r.candidates();
-    assert_eq!(c[0].weight, 0.1 * 2.0 * 2.5);
-    assert_eq!(c[1].weight, 0.1 * (1.0 / 1.0 / (1.0 / 100.0 + 1.0)) * (0.5 * 2.0 + 0.5 * (1.0 + 9.0 / 11.0)));
+    let weight = |queue| r.candidates().iter().find(|c| c.queue == queue).map(|c| c.weight);
+    assert_eq!(weight(0), Some(0.1 * 2.0 * 2.5));
+    assert_eq!(weight(1), Some(0.1 * (1.0 / 1.0 / (1.0 / 100.0 + 1.0)) * (0.5 * 2.0 + 0.5 * (1.0 + 9.0 / 11.0))));
+    // SATC_PQ, kept by the seed at the cap, weighs 1 on its queue: 2 − 150/150.
+    assert_eq!(weight(2), Some(0.1 * (1.0 / 1.0 / (1.0 / 100.0 + 1.0)) * (0.5 * 1.0 + 0.5 * (1.0 + 10.0 / 11.0))));
 }
 
 #[test]
