@@ -171,7 +171,7 @@ fn explain_a_job_shows_its_life_its_job_brokerage_and_its_task_brokerage() {
         "{text}"
     );
     assert!(text.contains("PQ BNL, finished"), "{text}");
-    assert!(text.contains("  running       00:01  (102.897 s)"), "{text}");
+    assert!(text.contains("  running       00:12  (747.907 s)"), "{text}");
     assert!(
         text.contains("Placed by job brokerage #1 of task 1 at 00:00 (0 s): 50 jobs of the task to 2 PQs"),
         "{text}"
@@ -183,9 +183,9 @@ fn explain_a_job_shows_its_life_its_job_brokerage_and_its_task_brokerage() {
     assert!(text.contains("Task brokerage of task 1 (to a nucleus):\n  #0 at 00:00 (0 s): nucleus BNL (weight 5.5)"));
 
     // An analysis job: its PQ skipped by the first loop and taken by a later one; no nucleus.
-    let (code, text) = explain(&["--job", "801"]);
+    let (code, text) = explain(&["--job", "1390"]);
     assert_eq!(code, Some(0), "{text}");
-    assert!(text.contains("Placed by analysis brokerage #19 of task 41"), "{text}");
+    assert!(text.contains("Placed by analysis brokerage #69 of task 42"), "{text}");
     assert!(text.contains("[weighed in a later loop]"), "{text}");
     assert!(text.contains("there is no task brokerage"), "{text}");
 }
@@ -194,14 +194,11 @@ fn explain_a_job_shows_its_life_its_job_brokerage_and_its_task_brokerage() {
 fn explain_a_task_summarises_every_decision() {
     let (code, text) = explain(&["--task", "1"]);
     assert_eq!(code, Some(0), "{text}");
-    assert!(text.contains("Job brokerage: 30 decisions: 4 placed 102 jobs, 26 pending"), "{text}");
-    assert!(text.contains("Pending (job brokerage): 2 cycles from 00:01 (60 s) to 01:50 (6600 s): no candidate PQ"));
-    assert!(text.contains("  CoreCount skipped BNL_SCORE (2), MWT2 (2)"), "{text}");
-    assert!(text.contains("  AGLT2          51       3         25        2              0  Final 2\n"), "{text}");
-    assert!(
-        text.contains("24 cycles from 02:50 (10200 s) to 03:13 (11580 s): no site candidate can accept jobs"),
-        "{text}"
-    );
+    assert!(text.contains("Job brokerage: 8 decisions: 3 placed 104 jobs, 5 pending"), "{text}");
+    assert!(text.contains("Pending (job brokerage): 5 cycles from 00:01 (60 s) to 04:50 (17400 s): no candidate PQ"));
+    assert!(text.contains("  CoreCount skipped BNL_SCORE (5), MWT2 (5)"), "{text}");
+    assert!(text.contains("  AGLT2          51       2          1        5              0  Final 5\n"), "{text}");
+    assert!(text.contains("  Final skipped AGLT2 (5), BNL (5)"), "{text}");
 }
 
 #[test]
@@ -218,12 +215,12 @@ fn explain_one_queue_says_why_not_this_queue() {
     );
     let (code, text) = explain(&["--task", "25", "--queue", "MWT2"]);
     assert_eq!(code, Some(0), "{text}");
-    assert!(text.contains("chosen 4 times (76 jobs), a candidate without jobs 6 times, skipped 6 times (Final 6)"));
-    assert!(text.contains("MWT2 was a candidate at 01:07 (4020 s) with weight 0.07273 but got no jobs"), "{text}");
+    assert!(text.contains("chosen 4 times (125 jobs), a candidate without jobs 5 times, skipped 3 times (Final 3)"));
+    assert!(text.contains("MWT2 was a candidate at 04:04 (14640 s) with weight 0.2221 but got no jobs"), "{text}");
     let (code, text) = explain(&["--queue", "BNL"]);
     assert_eq!(code, Some(0), "{text}");
-    assert!(text.contains("BNL in the 603 PQ brokerages of the run"), "{text}");
-    assert!(text.contains("not looked at 20 times"), "the analysis brokerages never look at BNL: {text}");
+    assert!(text.contains("BNL in the 1139 PQ brokerages of the run"), "{text}");
+    assert!(text.contains("not looked at 37 times"), "the analysis brokerages never look at BNL: {text}");
 }
 
 #[test]
@@ -248,7 +245,7 @@ fn explain_json_carries_the_same_answer() {
 fn explain_exit_codes_missing_job_and_not_a_panda_run() {
     let (code, text) = explain(&["--job", "999999"]);
     assert_eq!(code, Some(1), "{text}");
-    assert_eq!(text, "job 999999 is not in this run (job ids go from 1 to 5105)\n");
+    assert_eq!(text, "job 999999 is not in this run (job ids go from 1 to 5160)\n");
     let (code, text) = explain(&["--task", "999", "--json"]);
     assert_eq!(code, Some(1), "{text}");
     assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap()["found"], false);

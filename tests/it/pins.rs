@@ -25,11 +25,11 @@ const PINS: &[(&str, &[&str], u64, u64, &str)] = &[
         "b606bb92008499a4",
     ),
     // The PanDA WMS (issue 11): brokerage, Harvester, dispatch, transfers, copyArchive.
-    ("panda_quickstart.ron", &[], 4, 81_161, "d3d1d77e8c69fa99"),
+    ("panda_quickstart.ron", &[], 4, 21_635, "0785f640c2d26a4c"),
     // LHCb's DIRAC and ATLAS's PanDA on one grid (issue 11 item 6).
-    ("two_vo.ron", &[], 21, 54_143, "d085e5b62b2f579a"),
+    ("two_vo.ron", &[], 21, 63_960, "8dfa09d5359b8f59"),
     // 100 recorded BNL jobs replayed (issue 11 item 2).
-    ("panda_replay_bnl.ron", &[], 24, 128_544, "ce76da6635c93462"),
+    ("panda_replay_bnl.ron", &[], 24, 107_029, "4bdd778b4f019a84"),
     // Pilot factories (issue 12): generic vs startd pilots; startd VMs with suspensions.
     ("factory_efficiency.ron", &[], 3, 698_581, "33b6525fb11d0691"),
     ("factory_analysis.ron", &[], 31, 232_835, "9b1c69517d4bcd92"),

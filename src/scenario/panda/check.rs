@@ -228,6 +228,13 @@ pub(in crate::scenario) fn check(
                 c.fail(format!("{path}.harvester.{field}"), format!("must be ≥ 0, got {v}"));
             }
         }
+        // Push with several jobs per worker or workers per job is not modelled (wms::panda::pilots).
+        if matches!(q.harvester.map_type, MapType::MultiJobs | MapType::MultiWorkers) {
+            c.fail(
+                format!("{path}.harvester.mapType"),
+                "ManyToOne and OneToMany are not modelled: use OneToOne (push, one job per worker) or NoJob (pull)",
+            );
+        }
     }
 
     // Workload.

@@ -221,6 +221,12 @@ fn numbers_out_of_range_are_reported() {
     assert!(has(|s| panda(s).queues[2].corepower = 0.0, "panda.queues[2].corepower"));
     assert!(has(|s| panda(s).queues[2].capability = Some("mega".into()), "panda.queues[2].capability"));
     assert!(has(|s| panda(s).queues[0].harvester.max_workers = Some(-1), "panda.queues[0].harvester.maxWorkers"));
+    // Push with several jobs per worker, or workers per job, is not modelled.
+    use crate::panda::harvester::config::MapType;
+    for m in [MapType::MultiJobs, MapType::MultiWorkers] {
+        assert!(has(|s| panda(s).queues[1].harvester.map_type = m, "panda.queues[1].harvester.mapType"));
+    }
+    assert!(problems_of(|s| panda(s).queues[1].harvester.map_type = MapType::OneToOne).is_empty());
     assert!(has(|s| panda(s).tasks[0].count = 0, "panda.tasks[0].count"));
     assert!(has(|s| panda(s).tasks[0].cpu_time = -1.0, "panda.tasks[0].cpu_time"));
     assert!(has(|s| panda(s).tasks[0].core_count = 0, "panda.tasks[0].core_count"));

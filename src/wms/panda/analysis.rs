@@ -5,8 +5,11 @@
 //! - `pilot_requests_3h[q]` (PanDA's `SiteData` getJob + updateJob over 3 h): the getJob
 //!   requests the PQ's pilots made in the last 3 h, plus one updateJob per running job per
 //!   30 min (a pilot's heartbeat period) over the same 3 h, i.e. 6 per job running now.
-//! - `started_in_window[q]`: jobs started in `getSiteToRunRateStats`' window (6 h up to 5 min
-//!   ago), from 10-minute buckets.
+//! - `started_in_window[q]`: jobs started in `getSiteToRunRateStats`' window, the same
+//!   `[now − 6 h, now − 5 min)` rounded down to 10 minutes that `site_to_running_window` divides
+//!   by (reference §4, Analysis Stabilizer: `startTime>=:startTimeMin AND
+//!   startTime<:startTimeMax`; seed 004: "jobs with starttime within last 6 hours"), counted from
+//!   10-minute buckets. The window's bounds are bucket bounds, so the count is exact.
 
 use std::collections::BTreeMap;
 
@@ -18,14 +21,17 @@ use crate::wms::Ctx;
 
 use super::PandaWms;
 use super::record::DecisionKind;
-use super::view::anal_cycle::{AnalCycle, AnalDynamic, AnalTaskState, UserJobs};
+use super::view::anal_cycle::{AnalCycle, AnalDynamic, AnalTaskState, UserJobs, site_to_running_window};
 
-/// Minutes per bucket of the activity windows.
+/// Milliseconds per bucket of the activity windows (10 minutes: `getSiteToRunRateStats` rounds
+/// its bounds to 10 minutes).
 const BUCKET_MS: u64 = 600_000;
-/// Buckets kept: 6 h.
-const BUCKETS: usize = 36;
+/// Buckets kept: the 36 of the longest window (6 h) and the current one, which the window never
+/// includes but which receives events meanwhile. With fewer, the current bucket would take the
+/// slot of the window's oldest.
+const BUCKETS: usize = 37;
 
-/// Counts per PQ in 10-minute buckets over the last 6 h.
+/// Counts per PQ in 10-minute buckets over the last 6 h and the current bucket.
 #[derive(Debug, Clone, Default)]
 pub struct Activity {
     /// `[q][bucket % BUCKETS]` with the bucket number it holds.
@@ -37,6 +43,7 @@ impl Activity {
         Self { buckets: vec![[(u64::MAX, 0); BUCKETS]; queues] }
     }
 
+    /// One event of PQ `q` at `now` (events come in time order).
     pub fn add(&mut self, q: usize, now: SimTime) {
         let b = now.as_millis() / BUCKET_MS;
         let slot = &mut self.buckets[q][(b % BUCKETS as u64) as usize];
@@ -46,21 +53,23 @@ impl Activity {
         slot.1 += 1;
     }
 
-    /// Events of PQ `q` in the buckets `[from, to)` (bucket numbers).
+    /// Events of PQ `q` in the buckets `[from, to)` (bucket numbers; at most `BUCKETS` back).
     fn sum(&self, q: usize, from: u64, to: u64) -> u64 {
+        debug_assert!(to.saturating_sub(from) <= BUCKETS as u64, "a window longer than the buckets kept");
         self.buckets[q].iter().filter(|(b, _)| *b != u64::MAX && *b >= from && *b < to).map(|(_, n)| n).sum()
     }
 
-    /// Over the last `hours` up to now.
+    /// Over the last `hours` up to now (the current bucket and the `6·hours − 1` before it).
     pub fn last_hours(&self, q: usize, now: SimTime, hours: u64) -> u64 {
         let b = now.as_millis() / BUCKET_MS;
         self.sum(q, (b + 1).saturating_sub(hours * 6), b + 1)
     }
 
-    /// In `[now − 6 h, now − 5 min)`, floored to buckets.
+    /// Events of PQ `q` in `getSiteToRunRateStats`' window at `now`
+    /// ([`site_to_running_window`]: 35 or 36 whole buckets, the divisor's hours).
     pub fn rate_window(&self, q: usize, now: SimTime) -> u64 {
-        let to = now.as_millis().saturating_sub(300_000) / BUCKET_MS;
-        self.sum(q, to.saturating_sub(BUCKETS as u64), to)
+        let (lo, hi, _) = site_to_running_window(now);
+        self.sum(q, lo.as_millis() / BUCKET_MS, hi.as_millis() / BUCKET_MS)
     }
 }
 
@@ -210,3 +219,7 @@ impl PandaWms {
         made
     }
 }
+
+#[cfg(test)]
+#[path = "analysis_tests.rs"]
+mod tests;

@@ -4,7 +4,8 @@
 //!
 //! What an action does here:
 //! - a job reassigned (`killJob` code 51 with `toreassign`, or fast rebrokerage) or killed while
-//!   still queued (defined, assigned, activated) is `closed`; its world job is cancelled, and
+//!   still queued (defined, assigned, activated, or `starting` with a push worker not yet
+//!   started, whose worker is cancelled) is `closed`; its world job is cancelled, and
 //!   JEDI regenerates its chunk (attempt + 1) — for a reassignment always, for a kill while
 //!   `maxAttempt` allows;
 //! - a transferring job that times out is `failed` (its output transfer cancelled) and retried;
@@ -95,8 +96,13 @@ impl PandaWms {
             let status = j.status;
             *self.daemon.by_rule.entry(action.rule.to_string()).or_default() += 1;
             match &action.effect {
-                TimeoutEffect::Close { .. } if queued(status) => {
+                TimeoutEffect::Close { .. } if queued(status) || self.job_worker.contains_key(&i) => {
                     let reassign = action.reassigns();
+                    // A push worker's job (`starting`): Harvester kills the worker of a killed job.
+                    if let Some(&p) = self.job_worker.get(&i) {
+                        self.unbind(p);
+                        ctx.cancel_pilot(p);
+                    }
                     self.close(ctx, i);
                     if reassign {
                         self.daemon.reassigned += 1;

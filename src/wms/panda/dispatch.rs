@@ -4,6 +4,8 @@
 //! gshare leaves sorted most under-pledged first (`Test` first), then `currentPriority`
 //! descending, then PandaID. A job needs no more cores than the pilot has free (the pilot asks
 //! with its core count). No job: the pilot exits, as a PanDA pilot does when `getJob` is empty.
+//! At a push PQ (Harvester `mapType` other than `NoJob`) a pilot asks nothing: it runs the job
+//! its worker was made for and exits (`pilots`).
 
 use crate::engine::SimTime;
 use crate::engine::dist;
@@ -56,11 +58,20 @@ impl PandaWms {
         self.leaf_rank = order;
     }
 
-    /// `getJob` for pilot `p`.
+    /// `getJob` for pilot `p`; at a push PQ, the job its worker was made for (`pilots`), once.
     pub(super) fn dispatch(&mut self, ctx: &mut dyn Ctx, p: PilotId) -> Answer {
         let Some(q) = self.pilot_queue.get(p as usize).copied().filter(|&q| q != u16::MAX) else {
             return Answer::Exit;
         };
+        if self.push_queue(usize::from(q)) {
+            return match self.unbind(p) {
+                Some(i) if self.tables.jobs[i as usize].status == PStatus::Starting => {
+                    self.start_payload(ctx, i);
+                    Answer::Run(self.tables.jobs[i as usize].job)
+                }
+                _ => Answer::Exit,
+            };
+        }
         let free = ctx.grid().pilot(p).free_cores;
         match self.get_job(ctx, q, free, None) {
             Some(j) => Answer::Run(j),
@@ -79,9 +90,19 @@ impl PandaWms {
     /// The first activated job of PQ `q` in the sorting criteria that fits `free` cores (and is of
     /// kind `only`, if given): it becomes `running` there now.
     fn get_job(&mut self, ctx: &mut dyn Ctx, q: u16, free: u32, only: Option<JobKind>) -> Option<JobId> {
-        let now = ctx.now();
-        self.gets.add(q as usize, now);
-        self.refresh_ranks(now);
+        self.gets.add(q as usize, ctx.now());
+        let i = self.pick_job(ctx, q, free, only)?;
+        let cp = self.corepower(q);
+        self.tables.set_status(i, PStatus::Sent, ctx.now(), cp);
+        self.tables.set_status(i, PStatus::Starting, ctx.now(), cp);
+        self.start_payload(ctx, i);
+        Some(self.tables.jobs[i as usize].job)
+    }
+
+    /// The job (index) `getJob` would give at PQ `q` now to a request for `free` cores (and kind
+    /// `only`), left `activated`: one draw of the dispatch order.
+    pub(super) fn pick_job(&mut self, ctx: &dyn Ctx, q: u16, free: u32, only: Option<JobKind>) -> Option<u32> {
+        self.refresh_ranks(ctx.now());
         let draw = dist::index(&mut self.rng_dispatch, 100) as u32;
         let order = gshare::dispatch_order(&self.cfg.gdpconfig.dispatch, draw);
         let jobs = &self.tables.jobs;
@@ -90,21 +111,23 @@ impl PandaWms {
             job.cores <= free && only.is_none_or(|k| label_kind(job.label) == k)
         };
         let qi = q as usize;
-        let pick = match order {
+        match order {
             DispatchOrder::Age => {
                 self.tables.activated_by_age[qi].iter().take(FIT_SCAN).map(|&(_, i)| i).find(|&i| fits(i))
             }
             DispatchOrder::GlobalShares => self.leaf_rank.iter().find_map(|&leaf| {
                 self.tables.activated[qi][leaf].iter().take(FIT_SCAN).map(|&(_, _, i)| i).find(|&i| fits(i))
             }),
-        };
-        let i = pick?;
+        }
+    }
+
+    /// Job `i` (`starting`) runs now at its PQ: `laststart` and the to-running counts.
+    fn start_payload(&mut self, ctx: &dyn Ctx, i: u32) {
+        let now = ctx.now();
+        let q = self.tables.jobs[i as usize].queue;
         let cp = self.corepower(q);
-        self.tables.set_status(i, PStatus::Sent, now, cp);
-        self.tables.set_status(i, PStatus::Starting, now, cp);
         self.tables.set_status(i, PStatus::Running, now, cp);
-        self.last_start[qi] = Some(now);
-        self.starts.add(qi, now);
-        Some(self.tables.jobs[i as usize].job)
+        self.last_start[usize::from(q)] = Some(now);
+        self.starts.add(usize::from(q), now);
     }
 }

@@ -11,9 +11,11 @@
 //!     input at the PQ's site → `activated`; else `assigned`, one transfer per input file over
 //!     the network, `activated` when the last file arrived
 //! Harvester (every harvester.lookupTime): panda::harvester::define_num_workers per PQ → pilots
-//!   on the PQ's CEs through the grid's batch state machine
+//!   on the PQ's CEs through the grid's batch state machine; push mode (mapType OneToOne) makes
+//!   one pilot per activated job it takes (`sent`/`starting`), none without a job
 //! a running pilot asks its PQ: gshare dispatch order (sorted leaves, 10 % by age), then
-//!   priority, then PandaID → `sent`/`starting`/`running` (the payload starts at once)
+//!   priority, then PandaID → `sent`/`starting`/`running` (the payload starts at once); a push
+//!   pilot runs the job it was made for (`running`) and exits
 //! payload ends: success → `transferring` (output to the nucleus over the network) → `finished`;
 //!   failure → `failed`, and JEDI regenerates the chunk while attempts remain (maxAttempt)
 //! copyArchive (every agents.copy_archive_s): panda::timeouts rules on every queued job;
@@ -130,6 +132,10 @@ pub struct PandaWms {
     /// (`u16::MAX`: another WMS's pilot).
     pilot_queue: Vec<u16>,
     pilot_ce: Vec<u16>,
+    /// Push mode (`pilots`): the job (index) each worker was made for until its pilot runs it,
+    /// by `PilotId` (`pilots::NO_JOB`: none), and the worker of each such job.
+    pilot_job: Vec<u32>,
+    job_worker: std::collections::BTreeMap<u32, PilotId>,
     workers: Vec<Workers>,
     /// Workers per PQ and CE (the CE weighting's statistics).
     ce_workers: Vec<Vec<Workers>>,
@@ -227,6 +233,8 @@ impl PandaWms {
             live: Vec::new(),
             pilot_queue: Vec::new(),
             pilot_ce: Vec::new(),
+            pilot_job: Vec::new(),
+            job_worker: std::collections::BTreeMap::new(),
             workers: vec![Workers::default(); nq],
             ce_workers,
             last_start: vec![None; nq],

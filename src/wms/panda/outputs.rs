@@ -77,18 +77,23 @@ pub(super) fn pilot_columns(w: &PandaWms, grid: &Grid) -> Vec<ExtraColumn> {
 }
 
 /// The PanDA job table agrees with the world's: every PanDA job is in a status its world job
-/// allows (queued ⇔ Waiting, starting/running ⇔ Running, transferring/finished ⇔ Done,
-/// failed ⇔ Failed or Done (transfer timeout), closed ⇔ Cancelled), the kept counts equal a
+/// allows (queued ⇔ Waiting, starting/running ⇔ Running — starting with a push worker not yet
+/// started ⇔ Waiting —, transferring/finished ⇔ Done, failed ⇔ Failed or Done (transfer
+/// timeout), or Cancelled if it never ran (its push worker ended), closed ⇔ Cancelled), the kept counts equal a
 /// recount, no task has more final chunks than jobs, and replayed jobs end as their records did.
 pub(super) fn check_invariants(w: &PandaWms, jobs: &[Job]) -> Vec<String> {
     let mut bad = w.tables.check();
     bad.extend(super::replay::check_invariants(w, jobs));
-    for x in &w.tables.jobs {
+    for (i, x) in (0u32..).zip(&w.tables.jobs) {
         let world = jobs[crate::ids::job_index(x.job)].status;
         let ok = match x.status {
             PStatus::Defined | PStatus::Assigned | PStatus::Activated => world == JobStatus::Waiting,
+            // A push worker's job waits in the world until its pilot starts (`pilots`).
+            PStatus::Sent | PStatus::Starting if w.job_worker.contains_key(&i) => world == JobStatus::Waiting,
             PStatus::Sent | PStatus::Starting | PStatus::Running => world == JobStatus::Running,
             PStatus::Transferring | PStatus::Finished => world == JobStatus::Done,
+            // Failed without running: its push worker ended first (`pilots`).
+            PStatus::Failed if x.times.running.is_none() => world == JobStatus::Cancelled,
             PStatus::Failed => matches!(world, JobStatus::Failed | JobStatus::Done),
             PStatus::Closed => world == JobStatus::Cancelled,
             _ => false,
@@ -297,7 +302,8 @@ pub(super) fn summary(w: &PandaWms, jobs: &[Job]) -> serde_json::Value {
                          "transfer_timeouts": w.daemon.transfer_timeouts, "kill_commands": w.daemon.kill_commands,
                          "by_rule": w.daemon.by_rule},
         "harvester": {"cycles": w.harvester.cycles, "submitted": w.harvester.submitted,
-                      "refused": w.harvester.refused, "unplaced": w.harvester.unplaced},
+                      "refused": w.harvester.refused, "unplaced": w.harvester.unplaced,
+                      "no_job": w.harvester.no_job, "lost_jobs": w.harvester.lost_jobs},
     });
     if !w.cfg.replay.is_empty() {
         out["replay"] = super::replay::summary(w, jobs);
