@@ -16,6 +16,9 @@ pub fn run(import: Import) -> anyhow::Result<Outcome> {
             let text = pilotsim::scenario::input::read_text(&file).with_context(|| file.display().to_string())?;
             let cfg = dirac_cfg::import(&text)
                 .map_err(|e| anyhow::anyhow!("{}:{}:{}: {}", file.display(), e.line, e.col, e.kind))?;
+            for w in &cfg.warnings {
+                eprintln!("{}:{w}", file.display());
+            }
             out!("{}", dirac_cfg::to_ron_fragment(&cfg));
             Ok(Outcome::Success)
         }

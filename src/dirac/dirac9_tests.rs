@@ -97,11 +97,12 @@ fn max_jobs_in_tq_opens_a_second_tq_and_u0_is_matched_first_two_times_in_three()
 }
 
 #[test]
-fn an_emptied_tq_stays_300_s_and_still_counts_its_owner_in_u() {
+fn an_emptied_tq_stays_and_counts_its_owner_in_u_until_orphan_cleaning_takes_every_empty_one() {
     let mut db = TaskQueueDb::with_rules(0, true);
-    let u = |owner| TqDefinition { owner, group: 0, cpu_time: 3600, ..Default::default() };
+    let u = |owner| TqDefinition { owner, group: 0, cpu_time: 3600, job_types: vec![5], ..Default::default() };
     db.insert_job(&u(0), 1, 1);
     db.insert_job(&u(1), 2, 1);
+    assert!(!db.has_orphan());
     assert_eq!(db.remove_job(2, 2, 1), Some(TqChange::Emptied(2)));
     // u1 has no job but its TQ is still there: U = 2, u0's TQ keeps 1000/2.
     let s = shares(0, 1000.0);
@@ -109,10 +110,18 @@ fn an_emptied_tq_stays_300_s_and_still_counts_its_owner_in_u() {
     // An emptied TQ is never reused: u1's next job opens TQ 3.
     assert_eq!(db.insert_job(&u(1), 3, 1), TqChange::Created(3));
     db.remove_job(3, 3, 1);
-    // 300 s later the cleanup deletes them: U = 1, u0 gets the whole share.
-    assert!(db.delete_empty(2).is_some() && db.delete_empty(3).is_some());
-    assert!(db.delete_empty(1).is_none(), "a TQ with jobs is not deleted");
+    // `cleanOrphanedTaskQueues` deletes both empty TQs at once and keeps TQ 1's priority.
+    db.get_mut(1).unwrap().priority = 500.0;
+    assert!(db.has_orphan());
+    assert_eq!(db.clean_orphaned(), 2);
+    assert_eq!((db.len(), db.get(1).unwrap().priority, db.has_orphan()), (1, 500.0, false));
+    // Only the next recomputation sees U = 1: u0 gets the whole share.
     assert_eq!(compute(db.iter(), |_| false, &s, AVG), [(1, 1000.0)]);
+    // An empty TQ without any requirement row is not noticed by `retrieveTaskQueues`.
+    let bare = TqDefinition { owner: 2, group: 0, cpu_time: 3600, ..Default::default() };
+    db.insert_job(&bare, 4, 1);
+    db.remove_job(4, 4, 1);
+    assert!(!db.has_orphan());
     // The seed's TQDB deletes at once.
     let mut seed = TaskQueueDb::new();
     seed.insert_job(&u(1), 1, 1);

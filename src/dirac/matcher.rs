@@ -225,7 +225,7 @@ pub fn request_job<R: Rng + ?Sized>(
     rules: MatchRules,
     rng: &mut R,
 ) -> Option<Match> {
-    // An empty TQ (DIRAC 9 keeps one for 300 s) yields no job, and DIRAC tries the next in
+    // An empty TQ (DIRAC 9 keeps them, `EmptyTqDeletion::OrphanCleaning`) yields no job, and DIRAC tries the next in
     // the RAND()/Priority order: the first non-empty one, i.e. the argmin over non-empty TQs.
     let accepted = |t: &&TaskQueue| t.n_jobs > 0 && tq_accepts(t, resource, &job_sharing);
     // The filter runs once (issue 13: it ran again for each of the ordering's two walks): the

@@ -11,7 +11,8 @@
 //! | UserPriority weighting | sum | average | §2.2 |
 //! | TQs identical but for Sites/BannedSites | each its own priority | each the group's sum | §2.1 |
 //! | `MaxJobsInTQ` | no limit | 5000 | §1.1 |
-//! | an emptied TQ | deleted at once | deleted 300 s later, counts in U until then | §1.4, §2.1 |
+//! | an emptied TQ | deleted at once | kept (counting in U) until the director's TQ query finds it; then every empty TQ goes, no recomputation | §1.4, §2.1 |
+//! | a JobShare that is not an integer | read as it is | `int()` fails: 1000 | §2.1 |
 //! | shares of the recalculation at a TQ's creation or deletion | configured (corrected) | 1000 per group, uncorrected (process-local) | §2.4 |
 //! | share corrector | the seed's formula | DIRAC 9 (`applyCorrection`; in-group correction a no-op) | §3.3, §0.4 |
 
@@ -20,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use super::corrector::CorrectorVariant;
 use super::matcher::TqOrdering;
 use super::priority::{EntityRecalculationShares, UserPriorityWeighting};
-use super::taskqueue::CpuSegments;
+use super::taskqueue::{CpuSegments, EmptyTqDeletion};
 
 /// The DIRAC version a scenario models.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -82,12 +83,17 @@ impl Preset {
         }
     }
 
-    /// Seconds an emptied TQ stays before it is deleted: 0 for at once.
-    pub fn empty_tq_lifetime_s(self) -> f64 {
+    /// What becomes of an emptied TQ.
+    pub fn empty_tq_deletion(self) -> EmptyTqDeletion {
         match self {
-            Preset::Seed2009 => 0.0,
-            Preset::Dirac9 => 300.0,
+            Preset::Seed2009 => EmptyTqDeletion::AtOnce,
+            Preset::Dirac9 => EmptyTqDeletion::OrphanCleaning,
         }
+    }
+
+    /// Whether a JobShare is read with `int()`, a non-integer giving 1000.
+    pub fn int_job_share(self) -> bool {
+        self == Preset::Dirac9
     }
 
     pub fn corrector_variant(self) -> CorrectorVariant {

@@ -33,15 +33,18 @@ use super::taskqueue::{self, TaskQueue, TaskQueueDb, TqDefinition, TqId};
 pub const DEFAULT_GROUP_SHARE: f64 = 1000.0;
 /// `TQ_MIN_SHARE` (reference §2.1).
 pub const TQ_MIN_SHARE: f64 = 0.001;
-/// The group property that makes a group one share entity, as scenarios spell it.
-pub const JOB_SHARING: &str = "JOB_SHARING";
-/// The same property as a real DIRAC CS spells it (`Properties = JobSharing`, the value of
-/// DIRAC's `Properties.JOB_SHARING`).
+/// The group property that makes a group one share entity, as DIRAC names it: the value of
+/// DIRAC's constant `Properties.JOB_SHARING`, what a CS writes (`Properties = JobSharing`) and
+/// what `Registry.getPropertiesForGroup` is searched for (reference §1.3, §2.1).
 pub const JOB_SHARING_CS: &str = "JobSharing";
+/// The seeds' name for it (seeds 001 and 002 say "JOB_SHARING property", the name of DIRAC's
+/// Python constant). A scenario may use it; in a DIRAC `.cfg` it is not the property
+/// (`scenario::dirac_cfg`).
+pub const JOB_SHARING: &str = "JOB_SHARING";
 
-/// True if `property` is the JOB_SHARING property in either spelling.
+/// True if a scenario's `property` is the JobSharing property: DIRAC's name or the seeds'.
 pub fn is_job_sharing_property(property: &str) -> bool {
-    property == JOB_SHARING || property == JOB_SHARING_CS
+    property == JOB_SHARING_CS || property == JOB_SHARING
 }
 
 /// A DIRAC group as defined in the Registry (`/Registry/Groups/<g>`).
@@ -52,7 +55,7 @@ pub struct GroupConfig {
     /// `JobShare`, default 1000 (reference §2.1).
     #[serde(default = "default_job_share")]
     pub job_share: f64,
-    /// `Properties`, e.g. `["JOB_SHARING"]`.
+    /// `Properties`, e.g. `["JobSharing"]` (the seeds' `"JOB_SHARING"` is accepted too).
     #[serde(default)]
     pub properties: Vec<String>,
     /// `Users` of the group.
@@ -65,9 +68,16 @@ fn default_job_share() -> f64 {
 }
 
 impl GroupConfig {
-    /// True if the group has the `JOB_SHARING` property (`JOB_SHARING` or `JobSharing`).
+    /// True if the group has the JobSharing property (`JobSharing`, or the seeds' `JOB_SHARING`).
     pub fn job_sharing(&self) -> bool {
         self.properties.iter().any(|p| is_job_sharing_property(p))
+    }
+
+    /// The share DIRAC uses: `job_share`, or [`DEFAULT_GROUP_SHARE`] when `int_job_share`
+    /// (DIRAC 9, [`PrioritySettings::int_job_share`]) and it is not an integer, since `int()`
+    /// of its text fails there.
+    pub fn effective_job_share(&self, int_job_share: bool) -> f64 {
+        if int_job_share && self.job_share.fract() != 0.0 { DEFAULT_GROUP_SHARE } else { self.job_share }
     }
 }
 
@@ -111,6 +121,11 @@ pub struct PrioritySettings {
     /// The shares of the recalculations at TQ creation and deletion: `Configured` (2009) or
     /// DIRAC 9's `ProcessDefault` (1000 per group, no correction, until the agent's pass).
     pub entity_recalculation_shares: Option<EntityRecalculationShares>,
+    /// Read each `JobShare` as DIRAC 9 does, `gConfig.getValue(".../JobShare", 1000)`: the
+    /// text is cast with `int()`, and a value that is not an integer (`0.5`, or `2500.0` in a
+    /// `.cfg`) fails the cast and gives the default 1000 (reference §2.1). Off: the number is
+    /// used as written (the seed).
+    pub int_job_share: Option<bool>,
     /// Period of the full recalculation: TaskQueuesAgent PollingTime 120 s (reference §2.4).
     pub recalculation_period_s: Period,
 }
@@ -121,6 +136,7 @@ impl Default for PrioritySettings {
             user_priority_weighting: None,
             sum_identical_definitions: None,
             entity_recalculation_shares: None,
+            int_job_share: None,
             recalculation_period_s: Period::secs(120.0),
         }
     }
@@ -198,8 +214,9 @@ impl Scratch {
 ///
 /// `job_sharing(g)` tells whether group `g` has JOB_SHARING; `shares` gives each group's
 /// (possibly corrected) share — a group missing from it gets [`DEFAULT_GROUP_SHARE`].
-/// Returns `(tq id, priority)` in TQ-id order for the TQs that have jobs; an empty TQ (DIRAC
-/// 9 keeps one 300 s) keeps its priority but still counts its owner in `U_g` (reference §2.1).
+/// Returns `(tq id, priority)` in TQ-id order for the TQs that have jobs; an empty TQ (which
+/// DIRAC 9 keeps, [`taskqueue::EmptyTqDeletion`]) keeps its priority but still counts its
+/// owner in `U_g` (reference §2.1).
 pub fn compute<'a>(
     tqs: impl Iterator<Item = &'a TaskQueue> + Clone,
     job_sharing: impl Fn(u32) -> bool,
@@ -309,8 +326,8 @@ pub fn recalculate_entity_into<'s>(
 #[inline]
 fn weight(tq: &TaskQueue, weighting: UserPriorityWeighting) -> f64 {
     match weighting {
-        UserPriorityWeighting::Sum => tq.sum_real_priority,
-        UserPriorityWeighting::Average => tq.sum_real_priority / f64::from(tq.n_jobs.max(1)),
+        UserPriorityWeighting::Sum => tq.sum_real_priority(),
+        UserPriorityWeighting::Average => tq.sum_real_priority() / f64::from(tq.n_jobs.max(1)),
     }
 }
 

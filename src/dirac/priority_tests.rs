@@ -52,6 +52,25 @@ fn other_groups_split_1_over_n_times_u() {
 }
 
 #[test]
+fn a_job_that_came_and_went_leaves_no_trace_in_the_priorities() {
+    // Two TQs of one owner (share 1000), one priority-0 job each (RealPriority 1e-5). A
+    // priority-10 job (1e6) enters the first TQ and is matched again: DIRAC sums RealPriority
+    // over the jobs there now (reference §2.1), so both TQs are back at 500 (1000·1e-5/2e-5,
+    // one rounding off). A running f64 sum kept 1e-5 + 1e6 − 1e6 = 9.99996e-6 and gave
+    // 499.99899 / 500.00101.
+    let mut db = TaskQueueDb::new();
+    db.insert_job(&def(0, 1, 500), 1, 0);
+    db.insert_job(&def(0, 1, 5000), 2, 0);
+    db.insert_job(&def(0, 1, 500), 3, 10);
+    assert_eq!(db.remove_job(1, 3, 10), Some(TqChange::Remains(1)));
+    assert_eq!(db.get(1).unwrap().sum_real_priority(), 1e-5);
+    for w in [UserPriorityWeighting::Average, UserPriorityWeighting::Sum] {
+        let p = prio(&db, &[], &shares(&[(0, 1000.0)]), w);
+        assert!(p[0] == p[1] && (p[0] - 500.0).abs() < 1e-9, "{w:?}: {p:?}");
+    }
+}
+
+#[test]
 fn sum_weighting_counts_jobs_average_does_not() {
     // Reference §2.2: under AVG, one job at priority 5 outweighs many at priority 1;
     // under SUM (seed), ten jobs at priority 1 outweigh one at priority 5.
@@ -108,8 +127,8 @@ fn floor_and_zero_share() {
 fn oracle(db: &TaskQueueDb, js: impl Fn(u32) -> bool, s: &EntityShares, w: UserPriorityWeighting) -> Vec<(TqId, f64)> {
     let owners = owners_per_group(db.iter());
     let weight = |tq: &TaskQueue| match w {
-        UserPriorityWeighting::Sum => tq.sum_real_priority,
-        UserPriorityWeighting::Average => tq.sum_real_priority / f64::from(tq.n_jobs.max(1)),
+        UserPriorityWeighting::Sum => tq.sum_real_priority(),
+        UserPriorityWeighting::Average => tq.sum_real_priority() / f64::from(tq.n_jobs.max(1)),
     };
     let mut totals: BTreeMap<Entity, f64> = BTreeMap::new();
     for tq in db.iter().filter(|t| t.n_jobs > 0) {

@@ -100,9 +100,29 @@ pub struct TaskQueueSettings {
     /// `__maxJobsInTQ`: a TQ holding this many jobs gets no more, a new TQ with the same
     /// definition is opened (reference §1.1); 0 for no limit.
     pub max_jobs_in_tq: Option<u32>,
-    /// Seconds an emptied TQ stays (still counting its owner in U) before it is deleted;
-    /// an emptied TQ is never reused (reference §1.1, §1.4); 0 deletes it at once.
-    pub empty_tq_lifetime_s: Option<f64>,
+    /// What becomes of a TQ whose last job leaves: `AtOnce` (the seed) or `OrphanCleaning`
+    /// (DIRAC 9.1.22).
+    pub empty_tq_deletion: Option<EmptyTqDeletion>,
+}
+
+/// When a TQ whose last job has left is deleted (reference §1.4, §2.1, §2.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum EmptyTqDeletion {
+    /// The 2009 code: the Matcher calls `deleteTaskQueueIfEmpty` as it takes the last job,
+    /// and the owner's priorities are recomputed.
+    #[default]
+    AtOnce,
+    /// DIRAC 9.1.22. Taking the last job (`deleteJob`) only puts the TQ into a `DictCache`
+    /// for 300 s, whose delete callback runs when that key is read again or the cache is
+    /// purged, and TaskQueueDB never does either: the emptied TQ stays. It goes when a pilot
+    /// director's `getMatchingTaskQueues` matches it: `retrieveTaskQueues` finds requirement
+    /// rows (sites, CEs, banned sites, platforms, job types or tags) of a TQ without jobs and
+    /// calls `cleanOrphanedTaskQueues`, which deletes **every** empty TQ and recomputes no
+    /// priority. While it stays, the empty TQ counts its owner in `U_g` (and in the
+    /// recalculation's "owner has more than one TQ" shortcut), keeps its group among those
+    /// recomputed, is never reused (a new job of its definition opens a new TQ), gets no new
+    /// priority, yields no job to the Matcher and is not shown to the director.
+    OrphanCleaning,
 }
 
 /// The grouping key of a task queue: every requirement of seed 001, interned. The default
@@ -129,6 +149,17 @@ pub struct TqDefinition {
     /// `JobTypes` (reference §1.1: the JDL `JobType`, every job has one). Last, so that
     /// definitions that differ only here sort after those that differ elsewhere.
     pub job_types: Vec<u32>,
+}
+
+impl TqDefinition {
+    /// The TQ has a row in one of DIRAC 9's requirement tables (`tq_TQToSites`, `GridCEs`,
+    /// `BannedSites`, `Platforms`, `JobTypes`, `Tags`): what makes `retrieveTaskQueues` notice
+    /// it once it is empty (reference §1.1). Every job has a job type, so every TQ of a run
+    /// has one.
+    pub fn has_requirement_rows(&self) -> bool {
+        let lists = [&self.sites, &self.grid_ces, &self.banned_sites, &self.platforms, &self.job_types, &self.tags];
+        lists.iter().any(|l| !l.is_empty())
+    }
 }
 
 /// Sort and deduplicate a multi-valued field so that definitions compare as sets.
@@ -187,8 +218,57 @@ pub struct TaskQueue {
     pub n_jobs: u32,
     /// Sum of the UserPriorities of the waiting jobs.
     pub sum_user_priority: u64,
-    /// Sum of the RealPriorities (`__hackJobPriority`) of the waiting jobs.
-    pub sum_real_priority: f64,
+    /// The RealPriorities (`__hackJobPriority`) of the waiting jobs, summed as integers.
+    pub real_priorities: RealPrioritySum,
+}
+
+impl TaskQueue {
+    /// `SUM(RealPriority)` over the TQ's waiting jobs (reference §2.1).
+    #[inline]
+    pub fn sum_real_priority(&self) -> f64 {
+        self.real_priorities.value()
+    }
+}
+
+/// The sum of a TQ's RealPriorities, kept so that it is always the sum over the jobs in the
+/// TQ now, whatever came and went before. DIRAC computes `SUM(RealPriority)` over the TQ's
+/// jobs at every recomputation (`__setPrioritiesForEntity`, reference §2.1), and job
+/// priorities are integers (`tq_Jobs.Priority` is an `INTEGER`, `insertJob` passes
+/// `int(jobPriority)`), which `__hackJobPriority` maps to 1e-5 (0), themselves (1..9) or 1e6
+/// (10). A running `f64` sum drifts instead: 1e-5 + 1e6 − 1e6 is 9.99996e-6, so a TQ that once
+/// held a priority-10 job next to a priority-0 one would weigh 4·10⁻⁶ less for ever. Counting
+/// the jobs of each class in integers gives the same value for the same jobs, always.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RealPrioritySum {
+    /// Jobs at UserPriority 0 (RealPriority 1e-5).
+    lowest: u32,
+    /// Σ UserPriority of the jobs at 1..9 (RealPriority = UserPriority).
+    middle: u64,
+    /// Jobs at UserPriority 10 or more (RealPriority 1e6).
+    highest: u32,
+}
+
+impl RealPrioritySum {
+    fn add(&mut self, user_priority: u8) {
+        match user_priority {
+            0 => self.lowest += 1,
+            p if p >= 10 => self.highest += 1,
+            p => self.middle += u64::from(p),
+        }
+    }
+
+    fn remove(&mut self, user_priority: u8) {
+        match user_priority {
+            0 => self.lowest -= 1,
+            p if p >= 10 => self.highest -= 1,
+            p => self.middle -= u64::from(p),
+        }
+    }
+
+    /// The sum of [`real_priority`] over the jobs counted.
+    pub fn value(self) -> f64 {
+        self.middle as f64 + f64::from(self.highest) * real_priority(10) + f64::from(self.lowest) * real_priority(0)
+    }
 }
 
 /// `__hackJobPriority` (reference §1.4): the weight of a UserPriority in `RAND()/RealPriority`
@@ -213,7 +293,8 @@ pub enum TqChange {
     Remains(TqId),
     /// The TQ became empty and was deleted (priorities must be recomputed).
     Deleted(TqId),
-    /// The TQ became empty and stays until [`TaskQueueDb::delete_empty`] (DIRAC 9: 300 s).
+    /// The TQ became empty and stays until [`TaskQueueDb::delete_empty`] or
+    /// [`TaskQueueDb::clean_orphaned`] (DIRAC 9, [`EmptyTqDeletion::OrphanCleaning`]).
     Emptied(TqId),
 }
 
@@ -242,7 +323,7 @@ pub fn owner_key(group: u32, owner: u32) -> u64 {
 /// a TQ as soon as it empties. DIRAC 9's ([`TaskQueueDb::with_rules`]) puts at most
 /// `__maxJobsInTQ` jobs in a TQ, choosing among the TQs of the definition the one with the
 /// fewest jobs, and keeps an emptied TQ (never reusing it) until the caller deletes it
-/// (reference §1.1, §1.4).
+/// (reference §1.1, §1.4; [`EmptyTqDeletion::OrphanCleaning`]).
 #[derive(Debug, Clone, Default)]
 pub struct TaskQueueDb {
     /// The TQs in id order. Ids only grow, so a new TQ goes at the end; a TQ is small (its
@@ -320,7 +401,7 @@ impl TaskQueueDb {
                     levels: self.spares.levels(),
                     n_jobs: 0,
                     sum_user_priority: 0,
-                    sum_real_priority: 0.0,
+                    real_priorities: RealPrioritySum::default(),
                 };
                 self.keys.push(owner_key(tq.head.group, tq.head.owner));
                 self.tqs.push(tq);
@@ -332,7 +413,7 @@ impl TaskQueueDb {
         tq.levels.insert(user_priority, job, &mut self.spares);
         tq.n_jobs += 1;
         tq.sum_user_priority += u64::from(user_priority);
-        tq.sum_real_priority += real_priority(user_priority);
+        tq.real_priorities.add(user_priority);
         if created { TqChange::Created(id) } else { TqChange::Existing(id) }
     }
 
@@ -346,7 +427,7 @@ impl TaskQueueDb {
         }
         tq.n_jobs -= 1;
         tq.sum_user_priority -= u64::from(user_priority);
-        tq.sum_real_priority -= real_priority(user_priority);
+        tq.real_priorities.remove(user_priority);
         if tq.n_jobs > 0 {
             return Some(TqChange::Remains(id));
         }
@@ -361,7 +442,7 @@ impl TaskQueueDb {
         Some(TqChange::Deleted(id))
     }
 
-    /// Delete a TQ if it is empty (DIRAC 9's delayed cleanup): the deleted TQ, if it was.
+    /// `deleteTaskQueueIfEmpty`: delete a TQ if it is empty; the deleted TQ, if it was.
     pub fn delete_empty(&mut self, id: TqId) -> Option<TaskQueue> {
         match self.position(id) {
             Some(at) if self.tqs[at].n_jobs == 0 => {
@@ -370,6 +451,32 @@ impl TaskQueueDb {
             }
             _ => None,
         }
+    }
+
+    /// True if an empty TQ with requirement rows is kept: what a director's
+    /// `getMatchingTaskQueues` over every TQ notices (see [`EmptyTqDeletion::OrphanCleaning`]).
+    pub fn has_orphan(&self) -> bool {
+        self.tqs.iter().any(|t| t.n_jobs == 0 && t.def.has_requirement_rows())
+    }
+
+    /// `cleanOrphanedTaskQueues`: delete every empty TQ, with no priority recomputation.
+    /// Returns how many went.
+    pub fn clean_orphaned(&mut self) -> usize {
+        let before = self.tqs.len();
+        let mut at = 0;
+        self.keys.retain(|_| {
+            at += 1;
+            self.tqs[at - 1].n_jobs > 0
+        });
+        let spares = &mut self.spares;
+        self.tqs.retain_mut(|t| {
+            let keep = t.n_jobs > 0;
+            if !keep {
+                spares.keep_levels(std::mem::take(&mut t.levels));
+            }
+            keep
+        });
+        before - self.tqs.len()
     }
 
     /// Where the TQ with this id is in `tqs`.

@@ -9,7 +9,7 @@ use crate::dirac::job_agent::JobAgentSettings;
 use crate::dirac::matcher::{MatchRules, MatcherSettings};
 use crate::dirac::preset::Preset;
 use crate::dirac::priority::{EntityRecalculationShares, GroupConfig, PrioritySettings, UserPriorityWeighting};
-use crate::dirac::taskqueue::{CpuSegments, TaskQueueSettings};
+use crate::dirac::taskqueue::{CpuSegments, EmptyTqDeletion, TaskQueueSettings};
 
 /// The DIRAC WMS configuration of a scenario.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -52,6 +52,10 @@ pub struct DiracConfig {
     /// `share_corrections` is left at its defaults.
     #[serde(default)]
     pub cfg_file: Option<String>,
+    /// What reading `cfg_file` noticed (a property DIRAC does not know, a JobShare its
+    /// `int()` refuses), for `validate` and `run` to print as warnings.
+    #[serde(skip)]
+    pub cfg_warnings: Vec<String>,
 }
 
 fn default_setup() -> String {
@@ -73,6 +77,7 @@ impl Default for DiracConfig {
             pilot_status: PilotStatusSettings::default(),
             share_corrections: ShareCorrections::default(),
             cfg_file: None,
+            cfg_warnings: Vec::new(),
         }
     }
 }
@@ -88,8 +93,9 @@ pub struct DiracRules {
     pub entity_recalculation_shares: EntityRecalculationShares,
     /// 0: no limit.
     pub max_jobs_in_tq: u32,
-    /// 0: an emptied TQ is deleted at once.
-    pub empty_tq_lifetime_s: f64,
+    pub empty_tq_deletion: EmptyTqDeletion,
+    /// A JobShare is read with `int()` (DIRAC 9): a non-integer gives 1000.
+    pub int_job_share: bool,
     pub corrector_variant: CorrectorVariant,
 }
 
@@ -117,7 +123,8 @@ impl DiracConfig {
                 .entity_recalculation_shares
                 .unwrap_or_else(|| p.entity_recalculation_shares()),
             max_jobs_in_tq: tq.max_jobs_in_tq.unwrap_or_else(|| p.max_jobs_in_tq()),
-            empty_tq_lifetime_s: tq.empty_tq_lifetime_s.unwrap_or_else(|| p.empty_tq_lifetime_s()),
+            empty_tq_deletion: tq.empty_tq_deletion.unwrap_or_else(|| p.empty_tq_deletion()),
+            int_job_share: self.priority.int_job_share.unwrap_or_else(|| p.int_job_share()),
             corrector_variant: self.share_corrections.variant.unwrap_or_else(|| p.corrector_variant()),
         }
     }

@@ -96,7 +96,7 @@ pub fn scale_scenario(jobs: u64) -> String {
     let _ = writeln!(s, "        director: (pilots_per_iteration: {}),", pilots_per_iteration(slots));
     let _ = writeln!(s, "        groups: [");
     for (name, share, sharing, users, _, _) in GROUPS {
-        let props = if sharing { "[\"JOB_SHARING\"]" } else { "[]" };
+        let props = if sharing { "[\"JobSharing\"]" } else { "[]" };
         let names: Vec<String> = (0..users).map(|u| format!("\"{name}{u:02}\"")).collect();
         let _ = writeln!(
             s,

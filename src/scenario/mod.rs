@@ -161,14 +161,12 @@ fn apply_cfg_file(s: &mut Scenario, base: &Path) -> Result<Option<String>, LoadE
     let file = path.display().to_string();
     let text = input::read_text(&path)
         .map_err(|e| LoadError::Io { file: file.clone(), message: format!("dirac.cfg_file: {e}") })?;
-    let import = dirac_cfg::import_with(&text, d.rules().corrector_variant).map_err(|e| LoadError::Syntax {
-        file,
-        line: e.line,
-        col: e.col,
-        message: e.kind.to_string(),
-    })?;
+    let rules = d.rules();
+    let import = dirac_cfg::import_with(&text, rules.corrector_variant, rules.int_job_share)
+        .map_err(|e| LoadError::Syntax { file, line: e.line, col: e.col, message: e.kind.to_string() })?;
     if d.groups.is_empty() {
         d.groups = import.groups;
+        d.cfg_warnings = import.warnings;
     }
     if let Some(sc) = import.share_corrections {
         if d.share_corrections == Default::default() {
@@ -220,7 +218,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(
             dir.join("dirac.cfg"),
-            "Registry\n{\n  Groups\n  {\n    lhcb_prod\n    {\n      JobShare = 3000\n      Properties = JOB_SHARING\n      Users = prodmgr\n    }\n    lhcb_user\n    {\n      JobShare = 1000\n      Users = alice, bob, carol\n    }\n  }\n}\nOperations\n{\n  Defaults\n  {\n    JobScheduling\n    {\n      EnableSharesCorrection = True\n      ShareCorrections\n      {\n        ShareCorrectorsToStart = WMSHistory\n        WMSHistory\n        {\n          GroupsInstance\n          {\n            MaxGlobalCorrectionFactor = 3\n            HourSlice\n            {\n              TimeSpan = 3600\n              Weight = 20\n              MaxCorrection = 5\n            }\n          }\n        }\n      }\n    }\n  }\n}\n",
+            "Registry\n{\n  Groups\n  {\n    lhcb_prod\n    {\n      JobShare = 3000\n      Properties = JobSharing\n      Users = prodmgr\n    }\n    lhcb_user\n    {\n      JobShare = 1000\n      Properties = JOB_SHARING\n      Users = alice, bob, carol\n    }\n  }\n}\nOperations\n{\n  Defaults\n  {\n    JobScheduling\n    {\n      EnableSharesCorrection = True\n      ShareCorrections\n      {\n        ShareCorrectorsToStart = WMSHistory\n        WMSHistory\n        {\n          GroupsInstance\n          {\n            MaxGlobalCorrectionFactor = 3\n            HourSlice\n            {\n              TimeSpan = 3600\n              Weight = 20\n              MaxCorrection = 5\n            }\n          }\n        }\n      }\n    }\n  }\n}\n",
         )
         .unwrap();
         // The quickstart with its groups taken out and the cfg file referenced instead.
@@ -233,6 +231,13 @@ mod tests {
         let d = loaded.scenario.dirac.as_ref().unwrap();
         assert_eq!(d.groups.len(), 2);
         assert_eq!((d.groups[0].job_share, d.groups[0].job_sharing()), (3000.0, true));
+        // `JOB_SHARING` is not DIRAC's property: lhcb_user does not get it, and a warning says so.
+        assert!(!d.groups[1].job_sharing());
+        let w = warnings(&loaded.scenario);
+        assert!(
+            w.iter().any(|p| p.path == "dirac.cfg_file" && p.message.starts_with("14:7: group `lhcb_user`")),
+            "{w:?}"
+        );
         assert!(d.share_corrections.enabled);
         assert_eq!(d.share_corrections.instances[0].max_global_correction, 3.0);
         assert_ne!(loaded.sha256, sha256_hex(&text), "the cfg text is part of the identity");

@@ -251,7 +251,7 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
             if loose(prop) && !is_job_sharing_property(prop) {
                 c.fail(
                     format!("dirac.groups[{i}].properties[{k}]"),
-                    format!("write {JOB_SHARING:?} (or DIRAC's {JOB_SHARING_CS:?}), got {prop:?}"),
+                    format!("write DIRAC's {JOB_SHARING_CS:?} (or the seeds' {JOB_SHARING:?}), got {prop:?}"),
                 );
             }
         }
@@ -287,7 +287,6 @@ pub fn validate(s: &Scenario) -> Vec<Problem> {
         c.fail("dirac.task_queues.cpu_segments", msg);
     }
     c.count("dirac.matcher.jobs_per_level", u64::from(rules.matching.jobs_per_level));
-    c.non_negative("dirac.task_queues.empty_tq_lifetime_s", rules.empty_tq_lifetime_s);
     let dir = &d.director;
     c.positive("dirac.director.pilots_per_iteration", dir.pilots_per_iteration);
     c.non_negative("dirac.director.lowest_cpu_boost_s", dir.lowest_cpu_boost_s);
@@ -419,6 +418,19 @@ pub fn warnings(s: &Scenario) -> Vec<Problem> {
             }
         }
     }
+    let int_job_share = d.rules().int_job_share;
+    for (i, g) in d.groups.iter().enumerate().filter(|(_, g)| g.effective_job_share(int_job_share) != g.job_share) {
+        out.push(Problem {
+            path: format!("dirac.groups[{i}].job_share"),
+            message: format!(
+                "DIRAC 9 reads JobShare with int(), which fails on {}: the group gets the default 1000 (reference dirac.md §2.1; `dirac.priority.int_job_share: Some(false)` reads the number)",
+                g.job_share
+            ),
+        });
+    }
+    for w in &d.cfg_warnings {
+        out.push(Problem { path: "dirac.cfg_file".into(), message: w.clone() });
+    }
     out
 }
 
@@ -533,21 +545,23 @@ mod tests {
     fn the_preset_sets_every_option_and_a_written_option_wins() {
         use crate::dirac::matcher::TqOrdering;
         use crate::dirac::priority::EntityRecalculationShares;
-        use crate::dirac::taskqueue::CpuSegments;
+        use crate::dirac::taskqueue::{CpuSegments, EmptyTqDeletion};
         let mut s = quick();
         let seed = s.dirac_mut().rules();
         assert_eq!(
             (seed.cpu_segments.clone(), seed.matching.ordering),
             (CpuSegments::Seed2009, TqOrdering::CpuThenRandomPriority)
         );
-        assert_eq!((seed.matching.jobs_per_level, seed.max_jobs_in_tq, seed.empty_tq_lifetime_s), (10, 0, 0.0));
+        assert_eq!((seed.matching.jobs_per_level, seed.max_jobs_in_tq), (10, 0));
+        assert_eq!((seed.empty_tq_deletion, seed.int_job_share), (EmptyTqDeletion::AtOnce, false));
         assert!(!seed.sum_identical_definitions);
         assert_eq!(seed.entity_recalculation_shares, EntityRecalculationShares::Configured);
         let d = s.dirac_mut();
         d.preset = crate::dirac::preset::Preset::Dirac9;
         let r = d.rules();
         assert_eq!((r.cpu_segments.clone(), r.matching.ordering), (CpuSegments::Dirac9, TqOrdering::RandomPriority));
-        assert_eq!((r.matching.jobs_per_level, r.max_jobs_in_tq, r.empty_tq_lifetime_s), (50, 5000, 300.0));
+        assert_eq!((r.matching.jobs_per_level, r.max_jobs_in_tq), (50, 5000));
+        assert_eq!((r.empty_tq_deletion, r.int_job_share), (EmptyTqDeletion::OrphanCleaning, true));
         assert!(r.sum_identical_definitions);
         assert_eq!(r.entity_recalculation_shares, EntityRecalculationShares::ProcessDefault);
         assert_eq!(r.user_priority_weighting, crate::dirac::priority::UserPriorityWeighting::Average);

@@ -75,12 +75,19 @@ fn check_exit_codes_and_cfg_import() {
 
     let cfg = tmp(
         "dirac.cfg",
-        "Registry\n{\n  Groups\n  {\n    lhcb_prod\n    {\n      JobShare = 3000\n      Properties = JOB_SHARING\n    }\n  }\n}\n",
+        "Registry\n{\n  Groups\n  {\n    lhcb_prod\n    {\n      JobShare = 3000\n      Properties = JobSharing\n    }\n    \
+         lhcb_user\n    {\n      Properties = JOB_SHARING\n    }\n  }\n}\n",
     );
     let out = pilotsim().args(["import", "dirac-cfg"]).arg(&cfg).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let ron = String::from_utf8_lossy(&out.stdout);
-    assert!(ron.contains("lhcb_prod") && ron.contains("3000") && ron.contains("JOB_SHARING"), "{ron}");
+    assert!(ron.contains("lhcb_prod") && ron.contains("3000") && ron.contains("[\"JobSharing\"]"), "{ron}");
+    assert!(!ron.contains("JOB_SHARING"), "not DIRAC's property: dropped\n{ron}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("{}:12:7: group `lhcb_user`: `JOB_SHARING` is not a DIRAC property", cfg.display())),
+        "{err}"
+    );
     let broken = tmp("broken.cfg", "Registry\n{\n  Groups\n  {\n");
     let out = pilotsim().args(["import", "dirac-cfg"]).arg(&broken).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "bad input is an error");

@@ -17,7 +17,7 @@ use waiting::WaitingPilots;
 use crate::dirac::director;
 use crate::dirac::matcher::{self, PilotIdentity, Resource};
 use crate::dirac::priority::{self, EntityRecalculationShares, EntityShares};
-use crate::dirac::taskqueue::{DefId, TaskQueue, TaskQueueDb, TqChange, TqId};
+use crate::dirac::taskqueue::{DefId, EmptyTqDeletion, TaskQueue, TaskQueueDb, TqChange, TqId};
 use crate::engine::{RngStreams, SimDuration, SimRng, SimTime};
 use crate::grid::{Grid, PilotShape, ranking};
 use crate::ids::{CeId, JobId, PilotId, job_index};
@@ -31,7 +31,6 @@ use crate::workload::{Job, JobKind, JobStatus, ShareEntities};
 const DIRECTOR_CYCLE: u16 = 2;
 const PRIORITY_RECALCULATION: u16 = 3;
 const PILOT_STALLED: u16 = 7;
-const TQ_CLEANUP: u16 = 12;
 
 /// DIRAC 9's shares in the processes that create and delete TQs (reference §2.4): none
 /// loaded, every group at `DEFAULT_GROUP_SHARE`. One value for the whole run, not two empty
@@ -113,7 +112,8 @@ impl DiracWms {
         let entities = setup::share_entities(scenario, cfg);
         let keys = ShareKeys::new(&entities.defs, &cfg.share_corrections, &mut st.names);
         let rules = cfg.rules();
-        let mut tqs = TaskQueueDb::with_rules(rules.max_jobs_in_tq, rules.empty_tq_lifetime_s > 0.0);
+        let keep_empty = rules.empty_tq_deletion == EmptyTqDeletion::OrphanCleaning;
+        let mut tqs = TaskQueueDb::with_rules(rules.max_jobs_in_tq, keep_empty);
         let stream_def_id = st.stream_def.iter().map(|d| tqs.intern(d)).collect();
         let wms = Self {
             cfg: cfg.clone(),
@@ -174,9 +174,9 @@ impl DiracWms {
                 let def = &self.st.stream_def[stream];
                 self.recalculate_entity(ctx, def.group, def.owner);
             }
-            // DIRAC 9: deleted if still empty 300 s later (it always is: an emptied
-            // TQ is never reused), then the priorities are recomputed.
-            TqChange::Emptied(tq) => Self::after(ctx, self.rules.empty_tq_lifetime_s, TQ_CLEANUP, tq),
+            // DIRAC 9.1.22: the TQ stays, nothing recomputed, until the director's query
+            // finds it (`EmptyTqDeletion::OrphanCleaning`, `director_cycle`).
+            TqChange::Emptied(_) => {}
             _ => {
                 // The job that has just entered the Matcher's window (the first
                 // `jobs_per_level` of the level) may be matched next: load its record now.
@@ -238,12 +238,19 @@ impl DiracWms {
     // ---- the TaskqueueDirector ------------------------------------------------------------
 
     fn director_cycle(&mut self, ctx: &mut dyn Ctx) {
+        // The director's `getMatchingTaskQueues` asks for every TQ (its query names no site
+        // or CE), so under DIRAC 9.1.22 it finds any kept empty TQ with a requirement row,
+        // and `retrieveTaskQueues` then deletes every empty TQ (`cleanOrphanedTaskQueues`)
+        // without recomputing a priority (reference §1.4, §4.3).
+        if self.rules.empty_tq_deletion == EmptyTqDeletion::OrphanCleaning && self.tqs.has_orphan() {
+            self.tqs.clean_orphaned();
+        }
         let now = ctx.now();
         let settings = &self.cfg.director;
         let horizon = now.saturating_sub(SimDuration::from_secs_f64(settings.max_pilot_waiting_hours * 3600.0));
         self.waiting.expire(horizon);
         let waiting = |tq: TqId| self.waiting.count(tq);
-        // The 2009 director never saw an empty TQ (they were deleted at once).
+        // The director is shown no empty TQ (`retrieveTaskQueues` joins the jobs).
         let tqs: Vec<&TaskQueue> = self.tqs.iter().filter(|t| t.n_jobs > 0).collect();
         let max_cpu = self.rules.cpu_segments.max();
         let plan = director::plan_cycle(
@@ -380,11 +387,6 @@ impl Wms for DiracWms {
             PRIORITY_RECALCULATION => {
                 self.recalculate_all(ctx);
                 Self::after(ctx, self.cfg.priority.recalculation_period_s.as_secs_f64(), PRIORITY_RECALCULATION, 0);
-            }
-            TQ_CLEANUP => {
-                if let Some(tq) = self.tqs.delete_empty(timer.id) {
-                    self.recalculate_entity(ctx, tq.def.group, tq.def.owner);
-                }
             }
             PILOT_STALLED => {
                 // PilotStalledDays after submission: a pilot still waiting is given up.
@@ -523,3 +525,6 @@ impl Wms for DiracWms {
         bad
     }
 }
+
+#[cfg(test)]
+mod tests;

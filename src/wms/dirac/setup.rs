@@ -93,12 +93,13 @@ impl Static {
         }
         let mut job_sharing = Vec::new();
         let mut group_share = BTreeMap::new();
+        let int_job_share = d.rules().int_job_share;
         for g in &d.groups {
             let id = names.id(&format!("group:{}", g.name));
             if g.job_sharing() {
                 job_sharing.push(id);
             }
-            group_share.insert(id, g.job_share);
+            group_share.insert(id, g.effective_job_share(int_job_share));
         }
         job_sharing.sort_unstable();
         job_sharing.dedup();
@@ -196,14 +197,16 @@ pub fn share_entities(s: &Scenario, d: &DiracConfig) -> ShareEntities {
         }
     }
     let config = |g: &str| d.groups.iter().find(|c| c.name == g).expect("validated group");
-    let total: f64 = groups.iter().map(|g| config(g).job_share).sum();
+    let int_job_share = d.rules().int_job_share;
+    let share = |g: &str| config(g).effective_job_share(int_job_share);
+    let total: f64 = groups.iter().map(|g| share(g)).sum();
     let mut entities: Vec<EntityDef> = groups
         .iter()
         .map(|g| EntityDef {
             name: g.to_string(),
             level: Level::Group,
             parent: None,
-            target_share: if total > 0.0 { config(g).job_share / total } else { 0.0 },
+            target_share: if total > 0.0 { share(g) / total } else { 0.0 },
             wms: 0,
         })
         .collect();
