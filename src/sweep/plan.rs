@@ -108,6 +108,14 @@ impl Plan {
         if replicas == 0 {
             bail!("--replicas must be at least 1");
         }
+        // A path varied twice would make a grid whose every point runs at the later `--vary`'s
+        // value (the later assignment wins), under labels that say otherwise.
+        let mut seen = std::collections::BTreeSet::new();
+        for v in &vary {
+            if !seen.insert(v.path.as_str()) {
+                bail!("--vary {}: this path is varied twice; give all its values in one --vary", v.path);
+            }
+        }
         let mut points = vec![Point { index: 0, values: Vec::new() }];
         for v in &vary {
             points = points
@@ -193,5 +201,12 @@ mod tests {
         assert_eq!(all, 12);
         assert_eq!(parse_shard("1/4").unwrap(), (1, 4));
         assert!(parse_shard("4/4").is_err() && parse_shard("x").is_err() && parse_shard("0/0").is_err());
+    }
+
+    #[test]
+    fn a_path_varied_twice_is_refused() {
+        let twice = vec![parse_vary("a=1,2").unwrap(), parse_vary("b=3").unwrap(), parse_vary(" a =5,6").unwrap()];
+        let e = Plan::new(twice, 1, 7).unwrap_err().to_string();
+        assert!(e.contains("--vary a: this path is varied twice"), "{e}");
     }
 }

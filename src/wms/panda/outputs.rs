@@ -77,8 +77,9 @@ pub(super) fn pilot_columns(w: &PandaWms, grid: &Grid) -> Vec<ExtraColumn> {
 }
 
 /// The PanDA job table agrees with the world's: every PanDA job is in a status its world job
-/// allows (queued ⇔ Waiting, starting/running ⇔ Running, transferring/finished ⇔ Done,
-/// failed ⇔ Failed or Done (transfer timeout), closed ⇔ Cancelled), the kept counts equal a
+/// allows (queued ⇔ Waiting, starting/running ⇔ Running, holding ⇔ Done or Failed (its payload
+/// ended and the Adder has not run yet), transferring/finished ⇔ Done, failed ⇔ Failed or Done
+/// (transfer timeout), closed ⇔ Cancelled), the kept counts equal a
 /// recount, no task has more final chunks than jobs, and replayed jobs end as their records did.
 pub(super) fn check_invariants(w: &PandaWms, jobs: &[Job]) -> Vec<String> {
     let mut bad = w.tables.check();
@@ -88,6 +89,8 @@ pub(super) fn check_invariants(w: &PandaWms, jobs: &[Job]) -> Vec<String> {
         let ok = match x.status {
             PStatus::Defined | PStatus::Assigned | PStatus::Activated => world == JobStatus::Waiting,
             PStatus::Sent | PStatus::Starting | PStatus::Running => world == JobStatus::Running,
+            // The pilot's final report put it in `holding`; the Adder's next cycle decides.
+            PStatus::Holding => matches!(world, JobStatus::Done | JobStatus::Failed),
             PStatus::Transferring | PStatus::Finished => world == JobStatus::Done,
             PStatus::Failed => matches!(world, JobStatus::Failed | JobStatus::Done),
             PStatus::Closed => world == JobStatus::Cancelled,
