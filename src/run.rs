@@ -37,17 +37,26 @@ pub fn prepare(loaded: &Loaded, sets: &[String]) -> Result<Prepared> {
             sets: Vec::new(),
         });
     }
-    if let Some(s) = sets.iter().find(|s| s.trim_start().starts_with("dirac.cfg_file")) {
+    let mut scenario = overrides::apply(&loaded.scenario, sets).map_err(anyhow::Error::msg)?;
+    let cfg_file = |s: &Scenario| s.dirac.as_ref().and_then(|d| d.cfg_file.clone());
+    if cfg_file(&scenario) != cfg_file(&loaded.scenario) {
+        let s = sets.iter().find(|s| s.contains("cfg_file")).or(sets.last()).cloned().unwrap_or_default();
         bail!("--set {s:?}: dirac.cfg_file is read when the scenario is loaded; edit the scenario file instead");
     }
-    let scenario = overrides::apply(&loaded.scenario, sets).map_err(anyhow::Error::msg)?;
+    // A replay file the sets changed is read and checked now, like the scenario's own.
+    let files = scenario::read_set_files(&mut scenario, &loaded.origin)?;
     let problems = scenario::validate(&scenario);
     if !problems.is_empty() {
         let lines: Vec<String> =
             problems.iter().map(|p| format!("{}: {}: {}", loaded.origin, p.path, p.message)).collect();
         bail!("after --set, the scenario is invalid:\n{}", lines.join("\n"));
     }
-    let sha256 = scenario::sha256_hex(&format!("{}\n--set {}", loaded.sha256, sets.join("\n--set ")));
+    // The identity covers the files the sets brought in, as a scenario's covers its own.
+    let mut identity = format!("{}\n--set {}", loaded.sha256, sets.join("\n--set "));
+    for (name, csv) in &files {
+        identity += &format!("\n--- panda.replay {name} ---\n{csv}");
+    }
+    let sha256 = scenario::sha256_hex(&identity);
     Ok(Prepared { scenario, origin: loaded.origin.clone(), sha256, sets: sets.to_vec() })
 }
 

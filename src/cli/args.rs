@@ -166,8 +166,8 @@ pub struct CheckArgs {
     /// Scenario files, or directories whose *.ron files are all checked.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
-    /// Replicas per scenario (default: the scenario's `expect.replicas`, 5).
-    #[arg(long)]
+    /// Replicas per scenario (default: the scenario's `expect.replicas`, 5); at least 1.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub replicas: Option<u32>,
     /// Where baselines live.
     #[arg(long, default_value = "results/baselines")]
@@ -208,8 +208,8 @@ pub struct SweepArgs {
     /// A varied field and its values, e.g. dirac.director.extra_pilot_fraction=0:1:0.1.
     #[arg(long = "vary", value_name = "PATH=SPEC", required = true)]
     pub vary: Vec<String>,
-    /// Replicas per point.
-    #[arg(long, default_value_t = 3)]
+    /// Replicas per point (at least 1).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub replicas: u32,
     /// Worker threads (default: all cores).
     #[arg(long)]
@@ -253,8 +253,8 @@ pub struct TuneArgs {
     /// Rounds of zooming.
     #[arg(long, default_value_t = 2)]
     pub rounds: usize,
-    /// Replicas per value.
-    #[arg(long, default_value_t = 5)]
+    /// Replicas per value (at least 1).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
     pub replicas: u32,
     /// Worker threads (default: all cores).
     #[arg(long)]

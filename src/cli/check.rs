@@ -30,7 +30,12 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
                         outln!("{scenario:<24} (no thresholds and no baseline: nothing to check)");
                     }
                     for r in rows {
-                        let verdict = if r.pass { "pass" } else { "FAIL" };
+                        // The baseline's own row (written, or none) is a note, not a check.
+                        let verdict = match (r.pass, r.metric == "baseline") {
+                            (false, _) => "FAIL",
+                            (true, true) => "—",
+                            (true, false) => "pass",
+                        };
                         outln!("{:<24} {:<40} {:<22} {:<22} {verdict}", r.scenario, r.metric, r.expected, r.got);
                     }
                 }

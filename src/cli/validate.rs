@@ -13,6 +13,24 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<Outcome> {
     for f in &args.files {
         match scenario::load_file(f) {
             Ok(loaded) => {
+                // `expect` thresholds on metrics no run of the scenario has (typos).
+                let unknown =
+                    pilotsim::run::prepare(&loaded, &[]).and_then(|p| pilotsim::sweep::names::expect_problems(&p));
+                match unknown {
+                    Ok(problems) if !problems.is_empty() => {
+                        bad += 1;
+                        for (path, message) in problems {
+                            outln!("{}: {path}: {message}", f.display());
+                        }
+                        continue;
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        bad += 1;
+                        outln!("{}: {e:#}", f.display());
+                        continue;
+                    }
+                }
                 outln!("{}: ok", f.display());
                 for w in scenario::warnings(&loaded.scenario) {
                     eprintln!("{}: warning: {}: {}", f.display(), w.path, w.message);

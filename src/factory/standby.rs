@@ -273,7 +273,9 @@ impl AdaptiveStandby {
         if dt <= 0.0 || per <= 0.0 {
             return est;
         }
-        let w = 1.0 - (-dt / self.s.rate_window_s).exp();
+        // The pure-Rust `libm`, as every transcendental function of the model (DESIGN.md,
+        // "Determinism"): the platform's `exp` may differ in the last bit between machines.
+        let w = 1.0 - libm::exp(-dt / self.s.rate_window_s);
         est + w * (count / (per * dt) - est)
     }
 

@@ -32,9 +32,12 @@ fn write_report(out: &mut String, s: &Summary, origin: &str, dir: &Path) -> std:
         s.simulated_hours, s.events, s.wall_seconds, s.events_per_second, s.digest
     )?;
     let j = &s.jobs;
+    // The submitted jobs in no other count were cancelled (DIRAC) or closed (PanDA: a task
+    // whose chunk was done by another job, a killed retry): shown, so that the counts add up.
+    let cancelled = j.submitted.saturating_sub(j.done + j.failed + j.running_at_end + j.waiting_at_end);
     writeln!(
         out,
-        "jobs:   {} submitted, {} done, {} failed, {} running and {} waiting at the end",
+        "jobs:   {} submitted, {} done, {} failed, {cancelled} cancelled or closed, {} running and {} waiting at the end",
         j.submitted, j.done, j.failed, j.running_at_end, j.waiting_at_end
     )?;
     let p = &s.pilots;
@@ -93,5 +96,21 @@ mod tests {
         assert_eq!(pct(Some(0.1234)), "12.3%");
         assert_eq!(hours(Some(5400.0)), "1.50 h");
         assert_eq!(hours(None), "—");
+    }
+
+    /// Jobs cancelled (DIRAC) or closed (PanDA) are in `submitted` and in no other count: the
+    /// report shows them, so that its counts add up (here 3 of them, added to a real summary).
+    #[test]
+    fn the_job_counts_add_up() {
+        let p = crate::run::prepare(&crate::scenario::quickstart(), &["duration_s=14400".into()]).unwrap();
+        let mut s = crate::run::simulate(&p, 42, |_, _| {}).unwrap().summary();
+        s.jobs.submitted += 3;
+        let j = &s.jobs;
+        let report = terminal_report(&s, "test", Path::new("out"));
+        let want = format!(
+            "jobs:   {} submitted, {} done, {} failed, 3 cancelled or closed, {} running and {} waiting at the end\n",
+            j.submitted, j.done, j.failed, j.running_at_end, j.waiting_at_end
+        );
+        assert!(report.contains(&want), "{report}");
     }
 }

@@ -213,16 +213,19 @@ pub fn panda_charts(run: &RunData) -> Result<Vec<(&'static str, Rendered)>> {
 
 /// Make a run directory ready for a new run, before anything else is written into it:
 /// remove its `summary.json` (whose presence says the outputs beside it are complete, so a
-/// run that fails half-way never leaves an old summary beside new tables) and the
-/// temporaries a killed run left (see [`write::remove_stale_temporaries`]). Nothing to do if
-/// `dir` does not exist.
+/// run that fails half-way never leaves an old summary beside new tables), its `report.html`
+/// (`pilotsim report` writes it from the outputs; an old one would show the previous run
+/// beside the new outputs) and the temporaries a killed run left (see
+/// [`write::remove_stale_temporaries`]). Nothing to do if `dir` does not exist.
 pub fn begin_run(dir: &Path) -> Result<()> {
-    let summary = dir.join("summary.json");
-    match std::fs::remove_file(&summary) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            return Err(e).with_context(|| format!("removing the old {}", summary.display()));
+    for name in ["summary.json", "report.html"] {
+        let old = dir.join(name);
+        match std::fs::remove_file(&old) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(e).with_context(|| format!("removing the old {}", old.display()));
+            }
+            _ => {}
         }
-        _ => {}
     }
     write::remove_stale_temporaries(dir).with_context(|| format!("cleaning {}", dir.display()))?;
     Ok(())

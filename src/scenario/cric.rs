@@ -124,7 +124,11 @@ fn num(v: &Value) -> Result<Option<f64>, String> {
         Value::Null => Ok(None),
         Value::Number(n) => Ok(n.as_f64()),
         Value::String(s) if s.trim().is_empty() => Ok(None),
-        Value::String(s) => s.trim().parse::<f64>().map(Some).map_err(|_| format!("expected a number, got {s:?}")),
+        // Rust reads "inf" and "NaN" as numbers; the scenario refuses them (`scenario::finite`).
+        Value::String(s) => match s.trim().parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(Some(x)),
+            _ => Err(format!("expected a finite number, got {s:?}")),
+        },
         other => Err(format!("expected a number, got {other}")),
     }
 }
@@ -278,6 +282,8 @@ pub fn import(files: &[(String, String)], opt: Options) -> Result<Fragment, Cric
     let mut site_info: BTreeMap<String, (BTreeMap<String, Option<f64>>, f64)> = BTreeMap::new();
     let mut conn: Vec<(String, String, &Map<String, Value>)> = Vec::new();
     let mut cric: BTreeMap<String, (&str, &Map<String, Value>)> = BTreeMap::new();
+    // Each row (queue, RSE, `SRC:DST` link) and the file it came from, for the final check.
+    let mut rows: BTreeMap<String, String> = BTreeMap::new();
     let parsed: Vec<(String, Map<String, Value>)> =
         files.iter().map(|(f, t)| parse_file(f, t).map(|m| (f.clone(), m))).collect::<Result<_, _>>()?;
     for (file, m) in &parsed {
@@ -291,6 +297,10 @@ pub fn import(files: &[(String, String)], opt: Options) -> Result<Fragment, Cric
         frag.forms.push((file.clone(), form));
         for (key, v) in m {
             let o = v.as_object().ok_or_else(|| err(file, format!("{key}: expected an object")))?;
+            if key.trim().is_empty() {
+                return Err(err(file, "an entry with an empty name: the scenario needs a name".into()));
+            }
+            rows.entry(key.clone()).or_insert_with(|| file.clone());
             match form {
                 Form::SiteInfo => {
                     let mut rses = BTreeMap::new();
@@ -301,6 +311,10 @@ pub fn import(files: &[(String, String)], opt: Options) -> Result<Fragment, Cric
                                 let r =
                                     x.as_object().ok_or_else(|| err(file, format!("{key}.RSE: expected an object")))?;
                                 for (rse, tb) in r {
+                                    if rse.trim().is_empty() {
+                                        return Err(err(file, format!("{key}.RSE: an RSE with an empty name")));
+                                    }
+                                    rows.entry(rse.clone()).or_insert_with(|| file.clone());
                                     let tb = num(tb).map_err(|e| err(file, format!("{key}.RSE.{rse}: {e}")))?;
                                     rses.insert(rse.clone(), tb.filter(|t| *t > 0.0));
                                 }
@@ -314,8 +328,10 @@ pub fn import(files: &[(String, String)], opt: Options) -> Result<Fragment, Cric
                     site_info.insert(key.clone(), (rses, gflops));
                 }
                 Form::SiteConn => {
-                    let (src, dst) =
-                        key.split_once(':').ok_or_else(|| err(file, format!("{key:?}: expected a \"SRC:DST\" key")))?;
+                    let (src, dst) = key
+                        .split_once(':')
+                        .filter(|(s, d)| !s.trim().is_empty() && !d.trim().is_empty())
+                        .ok_or_else(|| err(file, format!("{key:?}: expected a \"SRC:DST\" key")))?;
                     conn.push((src.to_string(), dst.to_string(), o));
                 }
                 Form::PandaQueues => {
@@ -464,6 +480,7 @@ pub fn import(files: &[(String, String)], opt: Options) -> Result<Fragment, Cric
             max_active_transfers: None,
         });
     }
+    super::cric_check::check(&frag, opt, &rows)?;
     Ok(frag)
 }
 

@@ -89,12 +89,9 @@ impl CfgOption {
     /// The value as a [`Period`] (an agent's cycle: at least a second); the error names the
     /// option's line:col.
     pub fn period(&self) -> Result<Period, CfgError> {
-        Period::new(self.f64()?).map_err(|e| {
-            CfgError::new(
-                self.line,
-                self.col,
-                BadValue { key: self.key.clone(), value: self.value.clone(), expected: e.to_string() },
-            )
+        Period::new(self.f64()?).map_err(|_| {
+            let expected = "a period of at least 1 s (a shorter one would fire its agent again and again)".into();
+            CfgError::new(self.line, self.col, BadValue { key: self.key.clone(), value: self.value.clone(), expected })
         })
     }
 }
@@ -362,6 +359,12 @@ fn read_group(g: &CfgSection, int_job_share: bool, warnings: &mut Vec<String>) -
             }
         },
     };
+    // What the scenario would refuse (`dirac.groups[].job_share` ≥ 0) is refused here, at its
+    // line, not printed into a fragment.
+    if let Some(o) = g.option("JobShare").filter(|_| job_share < 0.0) {
+        let bad = BadValue { key: o.key.clone(), value: o.value.clone(), expected: "a number ≥ 0".into() };
+        return Err(CfgError::new(o.line, o.col, bad));
+    }
     Ok(GroupDef { name: g.name.clone(), job_share, properties, users })
 }
 
@@ -425,7 +428,45 @@ fn read_corrections(imp: &mut DiracCfgImport, up: &CfgSection, sc: &CfgSection, 
             return Err(o.period().err().unwrap_or(CfgError::new(o.line, o.col, Import(m))));
         }
     }
+    // What the scenario would refuse (a slice weight below 0, a cap below 1, no slice, …) is
+    // refused here, at the option (or section) it came from.
+    let instances: Vec<&CfgSection> = wms.map_or(Vec::new(), |w| w.sections.iter().collect());
+    if let Some((path, message)) = crate::dirac::corrector::validate_share_corrections(out).into_iter().next() {
+        let (line, col) = locate(&path, sc, &instances, periods.first().copied());
+        let m = format!("{message} (the scenario's dirac.share_corrections.{path})");
+        return Err(CfgError::new(line, col, Import(m)));
+    }
     Ok(())
+}
+
+/// Where the value at `path` of the imported share corrections (`instances[1].slices[0].weight`)
+/// was written in `ShareCorrections` section `sc`: its option, else its section.
+fn locate(path: &str, sc: &CfgSection, instances: &[&CfgSection], period: Option<&CfgOption>) -> (usize, usize) {
+    let at = |o: Option<&CfgOption>, s: &CfgSection| o.map_or((s.line, s.col), |o| (o.line, o.col));
+    let index = |seg: &str, name: &str| seg.strip_prefix(name)?.strip_prefix('[')?.strip_suffix(']')?.parse().ok();
+    let mut segs = path.split('.');
+    let Some(inst) = segs.next().and_then(|s| index(s, "instances")).and_then(|i: usize| instances.get(i)) else {
+        return at(period, sc);
+    };
+    match (segs.next(), segs.next()) {
+        (Some("max_global_correction"), _) => {
+            at(inst.option("MaxGlobalCorrectionFactor").or(inst.option("MaxGlobalCorrection")), inst)
+        }
+        (Some("group"), _) => at(inst.option("Group"), inst),
+        (Some(s), field) => match index(s, "slices").and_then(|k: usize| inst.sections.get(k)) {
+            Some(slice) => {
+                let key = match field {
+                    Some("time_span_s") => "TimeSpan",
+                    Some("weight") => "Weight",
+                    Some("max_correction") => "MaxCorrection",
+                    _ => "",
+                };
+                at(slice.option(key), slice)
+            }
+            None => at(None, inst),
+        },
+        (None, _) => at(None, inst),
+    }
 }
 
 /// The RON for pilotsim's scenario: `groups: [...]` then `share_corrections: (...)` (or `None`),

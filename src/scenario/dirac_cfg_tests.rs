@@ -224,9 +224,36 @@ fn dirac9_reads_a_job_share_with_int_and_a_non_integer_gives_1000() {
     assert_eq!((read("2500.0", true), read("2500.0", false)), ((1000.0, 1), (2500.0, 1)));
     assert_eq!((read("lots", true), read("1e3", true)), ((1000.0, 1), (1000.0, 1)));
     for int in [true, false] {
-        assert_eq!((read("2500", int), read("+2_500", int), read("-3", int)), ((2500.0, 0), (2500.0, 0), (-3.0, 0)));
+        assert_eq!((read("2500", int), read("+2_500", int)), ((2500.0, 0), (2500.0, 0)));
     }
     let w = import_with(&group("2500.0"), CorrectorVariant::Seed, true).unwrap().warnings;
     assert!(w[0].starts_with("4:4: `JobShare = 2500.0`: DIRAC 9 casts it with int(), which fails"), "{w:?}");
     assert!(import(&group("lots")).is_err(), "the seed reads numbers: not one is an error");
+}
+
+#[test]
+fn values_the_scenario_refuses_are_refused_at_their_line() {
+    let check = |text: &str, line: usize, col: usize, msg: &str| {
+        let e = import(text).unwrap_err();
+        assert_eq!((e.line, e.col), (line, col), "{text:?}: {e}");
+        assert!(e.to_string().contains(msg), "{e}");
+    };
+    check("Registry {\n Groups {\n  g {\n   JobShare = -5\n  }\n }\n}", 4, 4, "`JobShare = -5`: expected a number ≥ 0");
+    let sc = |inst: &str| {
+        format!("ShareCorrections {{\n ShareCorrectorsToStart = WMSHistory\n WMSHistory {{\n{inst}\n }}\n}}")
+    };
+    check(
+        &sc("  A {\n   S {\n    Weight = -1\n   }\n  }"),
+        6,
+        5,
+        "must be a finite number ≥ 0 (the scenario's dirac.share_corrections.instances[0].slices[0].weight)",
+    );
+    check(&sc("  A {\n   MaxGlobalCorrection = 0.5\n   S {\n   }\n  }"), 5, 4, "instances[0].max_global_correction");
+    check(&sc("  A {\n  }"), 4, 3, "at least one time slice is needed");
+    check(
+        "ShareCorrections {\n UpdateHistoryPeriod = -60\n}",
+        2,
+        2,
+        "`UpdateHistoryPeriod = -60`: expected a period of at least 1 s",
+    );
 }

@@ -179,6 +179,23 @@ impl FactoryConfig {
         out
     }
 
+    /// What identifies the factory, whatever its place in the list: its site, the WMS it
+    /// feeds (the PanDA queue, or `DIRAC`) and the CEs it submits to (its `ces`, or every CE
+    /// of the site, in scenario order). Validation allows one factory per (site, WMS, CE), so
+    /// no two factories share it. Keys the factory's random streams (DESIGN.md,
+    /// "Determinism": streams keyed by identity, never by creation order).
+    pub fn identity(&self, sites: &[crate::grid::config::Site]) -> String {
+        let (site, ces, queue) = self.target();
+        let fed: Vec<&str> = sites
+            .iter()
+            .filter(|s| s.name == site)
+            .flat_map(|s| &s.ces)
+            .filter(|ce| ces.is_empty() || ces.contains(&ce.name))
+            .map(|ce| ce.name.as_str())
+            .collect();
+        format!("{site}:{}:{}", queue.unwrap_or("DIRAC"), fed.join(","))
+    }
+
     /// A generic factory's rate policy.
     pub fn generator_settings(&self) -> Option<GeneratorSettings> {
         match self {

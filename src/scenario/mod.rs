@@ -6,11 +6,13 @@
 //! - [`overrides::apply`]: `--set path=value` on any field.
 
 pub mod cric;
+mod cric_check;
 pub mod dirac;
 pub mod dirac_cfg;
 pub mod effective;
 pub mod expect;
 pub mod factory;
+pub mod finite;
 pub mod generate;
 pub mod generate_atlas;
 pub mod input;
@@ -176,15 +178,16 @@ fn apply_cfg_file(s: &mut Scenario, base: &Path) -> Result<Option<String>, LoadE
     Ok(Some(text))
 }
 
-/// Read the CSV of every `panda.replay` stream (paths relative to `base`) into its records; a
-/// malformed file is `FILE:LINE: column: what was expected` ([`LoadError::Syntax`] with column 0
-/// shows no column number). Returns each file's path and text.
+/// Read the CSV of every `panda.replay` stream that has no records yet (all of them at load
+/// time; after `--set`, those whose file it changed) into its records, paths relative to
+/// `base`; a malformed file is `FILE:LINE: column: what was expected` ([`LoadError::Syntax`]
+/// with column 0 shows no column number). Returns each file's path and text.
 fn read_replay_files(s: &mut Scenario, base: &Path) -> Result<Vec<(String, String)>, LoadError> {
     let Some(p) = s.panda.as_mut() else { return Ok(Vec::new()) };
     let mut texts = Vec::new();
     for (i, r) in p.replay.iter_mut().enumerate() {
-        if r.file.trim().is_empty() {
-            continue; // validation names it
+        if r.file.trim().is_empty() || !r.records.is_empty() {
+            continue; // validation names an empty path; records already read are kept
         }
         let path = base.join(&r.file);
         let file = path.display().to_string();
@@ -194,6 +197,14 @@ fn read_replay_files(s: &mut Scenario, base: &Path) -> Result<Vec<(String, Strin
         texts.push((r.file.clone(), text));
     }
     Ok(texts)
+}
+
+/// After `--set`, read the files a scenario of `origin` names and that `--set` changed (a
+/// `panda.replay` stream's `file`): read and checked like those of the scenario file, relative
+/// to its directory, so that a missing or malformed file is an error, never a stream of no
+/// jobs. Returns each file read, with its text.
+pub fn read_set_files(s: &mut Scenario, origin: &str) -> Result<Vec<(String, String)>, LoadError> {
+    read_replay_files(s, Path::new(origin).parent().unwrap_or(Path::new(".")))
 }
 
 /// The embedded quickstart scenario.

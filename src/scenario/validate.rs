@@ -127,9 +127,37 @@ pub(in crate::scenario) fn list(set: &BTreeSet<&str>) -> String {
 
 /// Every semantic problem of a scenario (empty if it is valid).
 pub fn validate(s: &Scenario) -> Vec<Problem> {
+    let mut problems = fields(s);
+    // Non-finite numbers the field checks above have not named already (a bound only compared
+    // with another, an optional limit): none is ever accepted (`scenario::finite`).
+    for path in super::finite::non_finite_paths(s) {
+        if !problems.iter().any(|p| p.path == path) {
+            problems.push(Problem { path, message: "must be a finite number (not inf or NaN)".into() });
+        }
+    }
+    problems
+}
+
+/// A scenario name names its output directory (`results/<name>/`) and its baseline
+/// (`<name>.json`): a name, never a path. The problem with `name`, if any.
+pub fn name_problem(name: &str) -> Option<String> {
+    if name.trim().is_empty() {
+        return Some("must not be empty (it names the output directory)".into());
+    }
+    if name.contains(['/', '\\']) || name == "." || name.contains("..") {
+        return Some(format!("{name:?} is a path: a name has no '/', '\\' or '..' (it names the output directory)"));
+    }
+    if name.chars().any(char::is_control) {
+        return Some(format!("{name:?} has a control character (it names the output directory)"));
+    }
+    None
+}
+
+/// Every check but the one of non-finite numbers ([`validate`]).
+fn fields(s: &Scenario) -> Vec<Problem> {
     let mut c = Checker::default();
-    if s.name.trim().is_empty() || s.name.contains(['/', '\\']) {
-        c.fail("name", "must be a non-empty name without '/' (it names the output directory)");
+    if let Some(m) = name_problem(&s.name) {
+        c.fail("name", m);
     }
     c.positive("duration_s", s.duration_s);
     c.non_negative("output.warmup_s", s.output.warmup_s);

@@ -17,8 +17,10 @@
 //!   or killed.
 //!
 //! Everything here is driven by `Event::Factory` timers and the grid's pilot transitions; the
-//! pure decisions are `crate::factory`'s. Randomness: one stream per factory
-//! (`factory:<i>/lifetime`).
+//! pure decisions are `crate::factory`'s. Randomness: one stream per factory, keyed by its
+//! identity (`factory:<site>:<PanDA queue or DIRAC>:<CEs>/lifetime`, see
+//! [`FactoryConfig::identity`]), so that reordering or adding factories never changes the
+//! draws of another (DESIGN.md, "Determinism").
 
 use std::collections::BTreeMap;
 
@@ -163,7 +165,7 @@ impl Factories {
     /// (`dirac`, `panda`). A factory names a PanDA queue to serve PanDA, none to serve DIRAC.
     pub fn new(scenario: &Scenario, wms_names: &[&str], rngs: &RngStreams) -> Self {
         let mut list = Vec::new();
-        for (i, cfg) in scenario.factory.iter().enumerate() {
+        for cfg in &scenario.factory {
             let want = if cfg.target().2.is_some() { "panda" } else { "dirac" };
             let Some(wms) = wms_names.iter().position(|n| *n == want) else { continue };
             let mode = match (cfg.generator_settings(), cfg) {
@@ -190,7 +192,7 @@ impl Factories {
                 seen_submitted: 0,
                 seen_ended: 0,
                 seen_removals: 0,
-                rng: rngs.stream(&format!("factory:{i}/lifetime")),
+                rng: rngs.stream(&format!("factory:{}/lifetime", cfg.identity(&scenario.sites))),
                 queued: 0,
                 running: 0,
                 stats: FactoryStats::default(),
@@ -201,6 +203,20 @@ impl Factories {
 
     pub fn is_empty(&self) -> bool {
         self.list.is_empty()
+    }
+
+    /// What a job's run in a pilot of factory `owner` (an [`AskState::factory`], 0 for none)
+    /// spends in its slot before the payload: a generic pilot's job fetch tpw, which
+    /// [`RunEnd::Fixed`] schedules before the CPU work. A startd pilot's jobs (ended by their
+    /// clocks) and WMS pilots have none.
+    ///
+    /// [`AskState::factory`]: super::world::AskState
+    pub(super) fn fetch_lead(&self, owner: u16) -> SimDuration {
+        let f = usize::from(owner).checked_sub(1).and_then(|i| self.list.get(i));
+        match f {
+            Some(f) if !f.is_startd() => f.steps.1,
+            _ => SimDuration::ZERO,
+        }
     }
 
     /// At time 0: every Generator's first cycle.
@@ -606,3 +622,7 @@ impl World {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "factory_tests.rs"]
+mod tests;

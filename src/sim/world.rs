@@ -366,8 +366,11 @@ impl World {
         let drawn = dist::bernoulli(&mut core.job_failure[stream], core.streams[stream].failure_probability);
         let job = &mut core.jobs[job_index(j)];
         let fails = drawn || job.fails;
-        // Cut short at the walltime limit: its CPU work is not done.
-        let killed = now - job.matched().expect("started") < SimDuration::from_secs_f64(job.cpu_work / power);
+        // Cut short at the walltime limit: its run (a generic factory pilot's job fetch, then
+        // its CPU work) is not done.
+        let lead = self.factories.fetch_lead(core.asks[p as usize].factory);
+        let run = lead + SimDuration::from_secs_f64(job.cpu_work / power);
+        let killed = now - job.matched().expect("started") < run;
         job.status = if fails || killed { JobStatus::Failed } else { JobStatus::Done };
         job.set_ended(Some(now));
         let w = job.wms;

@@ -133,9 +133,13 @@ pub fn check(p: &Prepared, replica_count: u32, baselines: &Path, update: bool) -
     let summaries = replicas(p, replica_count)?;
     let got = stats(&summaries);
     let name = &p.scenario.name;
+    // A metric no run has (a typo) is bad input, not a threshold that fails.
+    let known: std::collections::BTreeSet<String> = summaries.iter().flat_map(super::names::names).collect();
     let mut rows = Vec::new();
-    for t in &p.scenario.expect.thresholds {
+    for (i, t) in p.scenario.expect.thresholds.iter().enumerate() {
         let t = parse_threshold(t).map_err(anyhow::Error::msg)?;
+        super::names::known(&t.metric, &known, &format!("{name}: expect.thresholds[{i}]"))
+            .map_err(anyhow::Error::msg)?;
         let s = got.get(&t.metric);
         rows.push(Row {
             scenario: name.clone(),
@@ -178,6 +182,16 @@ pub fn check(p: &Prepared, replica_count: u32, baselines: &Path, update: bool) -
             let expected = format!("{:.4} ± {:.4}", b.mean, s.map_or(f64::NAN, |s| tolerance(metric, b, s)));
             rows.push(Row { scenario: name.clone(), metric: metric.clone(), expected, got: show(s), pass });
         }
+    } else {
+        // Said in the table, so that a run against a mistyped --baselines directory (or a
+        // scenario never baselined) is not read as a regression check that passed.
+        rows.push(Row {
+            scenario: name.clone(),
+            metric: "baseline".into(),
+            expected: "—".into(),
+            got: format!("none: no {} (compared with nothing)", path.display()),
+            pass: true,
+        });
     }
     Ok(rows)
 }
@@ -269,7 +283,11 @@ pub fn check_file(file: &Path, opts: &CheckOptions) -> FileCheck {
         Ok(p) => p,
         Err(e) => return FileCheck::Invalid(e),
     };
-    let n = opts.replicas.unwrap_or(prepared.scenario.expect.replicas).max(1);
+    // Zero replicas would check nothing and pass; the scenario's own count is validated.
+    let n = opts.replicas.unwrap_or(prepared.scenario.expect.replicas);
+    if n == 0 {
+        return FileCheck::Invalid(anyhow::anyhow!("{}: --replicas must be at least 1", file.display()));
+    }
     match check(&prepared, n, &opts.baselines, opts.update) {
         Ok(rows) => FileCheck::Checked { scenario: prepared.scenario.name.clone(), rows },
         Err(e) => FileCheck::Invalid(e.context(file.display().to_string())),

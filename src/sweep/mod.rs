@@ -3,6 +3,7 @@
 //! is reduced in parallel, so results do not depend on the number of threads.
 
 pub mod check;
+pub mod names;
 pub mod outputs;
 pub mod plan;
 pub mod slurm;

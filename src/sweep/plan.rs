@@ -112,6 +112,14 @@ impl Plan {
         if replicas == 0 {
             bail!("--replicas must be at least 1");
         }
+        // A path varied twice would make a grid whose every point runs at the later `--vary`'s
+        // value (the later assignment wins), under labels that say otherwise.
+        let mut seen = std::collections::BTreeSet::new();
+        for v in &vary {
+            if !seen.insert(v.path.as_str()) {
+                bail!("--vary {}: this path is varied twice; give all its values in one --vary", v.path);
+            }
+        }
         let n_points: u128 = vary.iter().map(|v| v.values.len() as u128).product();
         let n_runs = n_points * u128::from(replicas);
         if n_runs > MAX_RUNS {
@@ -171,12 +179,12 @@ mod tests {
 
     #[test]
     fn grids_and_replicas_beyond_a_million_runs_are_refused_before_anything_is_built() {
-        let hundred = || parse_vary("a=0:99:1").unwrap();
-        let e = Plan::new(vec![hundred(), hundred(), hundred(), hundred()], 1, 0).unwrap_err().to_string();
+        let hundred = |path: &str| parse_vary(&format!("{path}=0:99:1")).unwrap();
+        let e = Plan::new(vec![hundred("a"), hundred("b"), hundred("c"), hundred("d")], 1, 0).unwrap_err().to_string();
         assert!(e.starts_with("100000000 points × 1 replicas = 100000000 runs, more than 1000000"), "{e}");
         let e = Plan::new(vec![parse_vary("a=1,2").unwrap()], u32::MAX, 0).unwrap_err().to_string();
         assert!(e.contains("8589934590 runs"), "{e}");
-        assert_eq!(Plan::new(vec![hundred(), hundred()], 100, 0).unwrap().runs.len(), 1_000_000);
+        assert_eq!(Plan::new(vec![hundred("a"), hundred("b")], 100, 0).unwrap().runs.len(), 1_000_000);
     }
 
     #[test]
@@ -215,5 +223,12 @@ mod tests {
         assert_eq!(all, 12);
         assert_eq!(parse_shard("1/4").unwrap(), (1, 4));
         assert!(parse_shard("4/4").is_err() && parse_shard("x").is_err() && parse_shard("0/0").is_err());
+    }
+
+    #[test]
+    fn a_path_varied_twice_is_refused() {
+        let twice = vec![parse_vary("a=1,2").unwrap(), parse_vary("b=3").unwrap(), parse_vary(" a =5,6").unwrap()];
+        let e = Plan::new(twice, 1, 7).unwrap_err().to_string();
+        assert!(e.contains("--vary a: this path is varied twice"), "{e}");
     }
 }

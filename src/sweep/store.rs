@@ -63,9 +63,15 @@ pub fn read_manifest(dir: &Path) -> Result<Manifest> {
 }
 
 /// Write the manifest into a new directory, or check that the existing one is the same
-/// sweep; a different one is an error that says what changed.
+/// sweep; a different one is an error that says what changed. Either way, the temporaries
+/// that killed writes left in the directory and in `runs/` are removed
+/// ([`write::remove_stale_temporaries`]: one sweep process per directory, so another
+/// process's temporary is an orphan; each Slurm shard has its own directory).
 pub fn ensure_manifest(dir: &Path, m: &Manifest) -> Result<()> {
     std::fs::create_dir_all(runs_dir(dir)).with_context(|| format!("creating {}", dir.display()))?;
+    for d in [dir.to_path_buf(), runs_dir(dir)] {
+        write::remove_stale_temporaries(&d).with_context(|| format!("cleaning {}", d.display()))?;
+    }
     if !manifest_path(dir).exists() {
         return write::atomic(&manifest_path(dir), (serde_json::to_string_pretty(m)? + "\n").as_bytes())
             .with_context(|| format!("writing {}", manifest_path(dir).display()));

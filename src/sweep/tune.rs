@@ -118,6 +118,13 @@ pub fn tune(
     if spec.low.partial_cmp(&spec.high) != Some(std::cmp::Ordering::Less) {
         bail!("--param: LOW must be below HIGH");
     }
+    // A metric no run has (a typo) is bad input, said before any run, not "no feasible value".
+    let known = super::names::catalogue(&crate::run::prepare(loaded, &opts.sets)?)?;
+    let flag = if spec.goal == Goal::Minimize { "--minimize" } else { "--maximize" };
+    let named = std::iter::once((flag, &spec.objective)).filter(|(_, m)| **m != spec.param);
+    for (what, metric) in named.chain(spec.constraints.iter().map(|c| ("--target", &c.metric))) {
+        super::names::plausible(metric, &known, what).map_err(anyhow::Error::msg)?;
+    }
     let (mut lo, mut hi) = (spec.low, spec.high);
     let mut all: Vec<Tried> = Vec::new();
     let same = |a: f64, b: f64| (a - b).abs() <= 1e-12 * (spec.high - spec.low).abs().max(1.0);

@@ -65,7 +65,11 @@ fn shipped_scenarios_pass_their_thresholds_and_baselines() {
         let p = prepared(name, &[]);
         assert!(!baselines.join(format!("{}.json", p.scenario.name)).exists(), "{name} has no baseline");
         let rows = check(&p, CI_REPLICAS.min(p.scenario.expect.replicas), &baselines, false).unwrap();
-        assert_eq!(rows.len(), p.scenario.expect.thresholds.len(), "{name}: {rows:#?}");
+        // The thresholds, then a row that says there was no baseline to compare with.
+        assert_eq!(rows.len(), p.scenario.expect.thresholds.len() + 1, "{name}: {rows:#?}");
+        let last = rows.last().unwrap();
+        assert_eq!(last.metric, "baseline");
+        assert!(last.got.starts_with("none: no ") && last.got.contains("two_vo.json"), "{last:?}");
         assert!(rows.iter().all(|r| r.pass), "{name}: {rows:#?}");
     }
 }

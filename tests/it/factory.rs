@@ -149,8 +149,10 @@ fn the_adaptive_standby_count_beats_the_best_fixed_one() {
     assert!(p95(&best) <= 3600.0 && p95(&adaptive) <= 3600.0);
     assert!(p95(&few) > 3.0 * p95(&adaptive));
     assert!(eff(&adaptive) > 1.4 * eff(&best), "{} vs {}", eff(&adaptive), eff(&best));
-    // Every job of the scenario finished either way.
-    assert_eq!(num(&adaptive, &["factory", "0", "jobs_done"]), num(&best, &["factory", "0", "jobs_done"]));
+    // The same work is done either way: both runs end with some 70 of the 7786 jobs still
+    // running, how many depending on the draws (7717 and 7721 done at seed 37).
+    let (a, b) = (num(&adaptive, &["factory", "0", "jobs_done"]), num(&best, &["factory", "0", "jobs_done"]));
+    assert!((a / b - 1.0).abs() < 0.001, "{a} vs {b}");
 }
 
 /// A run with factories writes its factory charts (issue 12 item 6): throughput against the
@@ -205,4 +207,32 @@ fn the_readme_factory_charts_are_current() {
         let _ = std::fs::remove_dir_all(&dir);
     }
     assert!(stale.is_empty(), "stale README charts: {stale:?}");
+}
+
+/// A generic pilot's job is cut at the CE's walltime when its fetch (tpw) and its payload do
+/// not fit: one job of 4900 s (49000 s of work at CPU power 10) on a CE of 5500 s walltime,
+/// the pilot script 60 s and the fetch 1000 s. The job is matched at the pilot's start + 60 s
+/// and would end 5900 s later, but the batch system ends the slot 5440 s after the match: the
+/// job failed, though 5440 s ≥ its 4900 s of CPU work.
+#[test]
+fn a_generic_pilots_job_cut_at_the_walltime_fails() {
+    let text = r#"Scenario(
+        name: "cut", duration_s: 14400, output: (warmup_s: 0, sample_interval_s: 600),
+        sites: [Site(name: "GPF", ces: [Ce(name: "gpf-ce", slots: 1, cpu_power: 10.0,
+            max_walltime_s: 5500, pilot_wait: Fixed(10))])],
+        dirac: (groups: [(name: "prod", job_share: 1000, users: ["p"])]),
+        factory: [Generic(site: "GPF", rate_per_min: 1.0, max_total: Some(1), cycle_s: 10,
+            pilot_script_s: 60, job_fetch_s: 1000)],
+        workload: [JobStream(name: "one", owner: "p", group: "prod", count: 1, job_type: "MCSimulation",
+            arrival: Burst(at_s: 0), cpu_work: Fixed(49000), cpu_time: 49000)],
+    )"#;
+    let s = scenario::load_str(text, "cut").unwrap().scenario;
+    let v = simulate(&s);
+    assert_eq!(num(&v, &["factory", "0", "jobs_started"]), 1.0, "{v}");
+    assert_eq!(
+        (num(&v, &["factory", "0", "jobs_done"]), num(&v, &["factory", "0", "jobs_failed"])),
+        (0.0, 1.0),
+        "the job ran 5440 s of its 5900 s in the slot: {}",
+        v["factory"][0]
+    );
 }

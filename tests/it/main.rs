@@ -4,6 +4,7 @@ mod check;
 mod cli;
 mod determinism;
 mod factory;
+mod inputs;
 mod layers;
 mod panda;
 mod periods;

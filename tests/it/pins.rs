@@ -33,9 +33,9 @@ const PINS: &[(&str, &[&str], u64, u64, &str)] = &[
     ("panda_replay_bnl.ron", &[], 24, 107_029, "4bdd778b4f019a84"),
     // Pilot factories (issue 12): generic vs startd pilots; startd VMs with suspensions.
     ("factory_efficiency.ron", &[], 3, 698_581, "33b6525fb11d0691"),
-    ("factory_analysis.ron", &[], 31, 232_835, "9b1c69517d4bcd92"),
+    ("factory_analysis.ron", &[], 31, 233_387, "8eabdef4f670842f"),
     // Standby startd pilots under a changing load, adaptive controller (issue 12 item 3).
-    ("factory_standby.ron", &[], 37, 725_764, "afeeb2179216bf26"),
+    ("factory_standby.ron", &[], 37, 753_031, "ca92ae721d1af052"),
 ];
 
 #[test]

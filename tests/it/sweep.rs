@@ -137,3 +137,20 @@ fn a_sigkilled_sweep_resumes_to_the_same_files() {
     let _ = std::fs::remove_dir_all(full);
     let _ = std::fs::remove_dir_all(killed);
 }
+
+/// A resumed sweep removes the hidden temporaries that killed writes left in its directory and
+/// in `runs/` (each named `.<file>.tmp-<pid>` by the atomic writer).
+#[test]
+fn a_resumed_sweep_removes_stale_temporaries() {
+    let out = tmp("stale");
+    run_sweep(&out, 1, Some((0, 2)));
+    let stale = [out.join(".sweep.parquet.tmp-99999"), out.join("runs").join(".p0000-r01.json.tmp-99999")];
+    for f in &stale {
+        std::fs::write(f, b"left by a killed sweep").unwrap();
+    }
+    run_sweep(&out, 1, Some((0, 2)));
+    for f in &stale {
+        assert!(!f.exists(), "{} was left behind", f.display());
+    }
+    let _ = std::fs::remove_dir_all(out);
+}

@@ -276,7 +276,36 @@ pub fn import(text: &str, vo: &str) -> Result<Imported, ImportError> {
         }
     }
     applied.sort_by_key(|a| a.row);
+    refuse_what_the_scenario_refuses(&config, &applied, &rows)?;
     Ok(Imported { config, applied, warnings })
+}
+
+/// The module checks a scenario runs on `panda.gdpconfig` (`scenario::panda::check`): a value
+/// they refuse (a negative timeout, a ratio out of range) is refused here with its row, not
+/// printed into a fragment the scenario then refuses. The row is the one that set the field
+/// the message names, else the last one that set a field of that section.
+fn refuse_what_the_scenario_refuses(config: &GdpConfig, applied: &[Applied], rows: &[Row]) -> Result<(), ImportError> {
+    let checks = [
+        (Section::JobBroker, super::job_broker::validate(&config.job_broker)),
+        (Section::AnalBroker, super::anal_broker::validate(&config.anal_broker)),
+        (Section::Timeouts, super::timeouts::validate(&config.timeouts)),
+    ];
+    for (section, result) in checks {
+        let Err(message) = result else { continue };
+        let of_section: Vec<&Applied> = applied.iter().filter(|a| a.spec.section == section).collect();
+        let names = |a: &&&Applied| {
+            let key = format!("{}{}", a.spec.key, a.suffix.as_deref().unwrap_or(""));
+            message.contains(&key) || message.contains(&a.spec.field)
+        };
+        let Some(a) = of_section.iter().find(names).or(of_section.last()) else { continue };
+        let row = &rows[a.row - 1];
+        return Err(ImportError::Row {
+            row: a.row,
+            text: describe(row),
+            message: format!("{message} (the scenario refuses it: panda.gdpconfig.{})", section.name()),
+        });
+    }
+    Ok(())
 }
 
 /// Sets the field of `spec` (the map entry `suffix` of a family) to `value` in `config`.

@@ -78,8 +78,9 @@ pub(super) fn pilot_columns(w: &PandaWms, grid: &Grid) -> Vec<ExtraColumn> {
 
 /// The PanDA job table agrees with the world's: every PanDA job is in a status its world job
 /// allows (queued ⇔ Waiting, starting/running ⇔ Running — starting with a push worker not yet
-/// started ⇔ Waiting —, transferring/finished ⇔ Done, failed ⇔ Failed or Done (transfer
-/// timeout), or Cancelled if it never ran (its push worker ended), closed ⇔ Cancelled), the kept counts equal a
+/// started ⇔ Waiting —, holding ⇔ Done or Failed (its payload ended and the Adder has not run
+/// yet), transferring/finished ⇔ Done, failed ⇔ Failed or Done (transfer timeout), or Cancelled
+/// if it never ran (its push worker ended), closed ⇔ Cancelled), the kept counts equal a
 /// recount, no task has more final chunks than jobs, and replayed jobs end as their records did.
 pub(super) fn check_invariants(w: &PandaWms, jobs: &[Job]) -> Vec<String> {
     let mut bad = w.tables.check();
@@ -91,6 +92,8 @@ pub(super) fn check_invariants(w: &PandaWms, jobs: &[Job]) -> Vec<String> {
             // A push worker's job waits in the world until its pilot starts (`pilots`).
             PStatus::Sent | PStatus::Starting if w.job_worker.contains_key(&i) => world == JobStatus::Waiting,
             PStatus::Sent | PStatus::Starting | PStatus::Running => world == JobStatus::Running,
+            // The pilot's final report put it in `holding`; the Adder's next cycle decides.
+            PStatus::Holding => matches!(world, JobStatus::Done | JobStatus::Failed),
             PStatus::Transferring | PStatus::Finished => world == JobStatus::Done,
             // Failed without running: its push worker ended first (`pilots`).
             PStatus::Failed if x.times.running.is_none() => world == JobStatus::Cancelled,
