@@ -9,7 +9,7 @@ use crate::dirac::taskqueue::{TqDefinition, canonical};
 use crate::ids::CeId;
 use crate::scenario::Scenario;
 use crate::scenario::dirac::DiracConfig;
-use crate::workload::{EntityDef, JobEntities, Level, ShareEntities};
+use crate::workload::{EntityDef, JobEntities, Level, ShareEntities, ShareUnit};
 
 /// String interner: names become dense `u32` ids, in first-seen order.
 #[derive(Debug, Clone, Default)]
@@ -205,6 +205,7 @@ pub fn share_entities(s: &Scenario, d: &DiracConfig) -> ShareEntities {
             parent: None,
             target_share: if total > 0.0 { config(g).job_share / total } else { 0.0 },
             wms: 0,
+            unit: ShareUnit::Jobs,
         })
         .collect();
     for (gi, g) in groups.iter().enumerate() {
@@ -224,6 +225,7 @@ pub fn share_entities(s: &Scenario, d: &DiracConfig) -> ShareEntities {
                 parent: Some(gi),
                 target_share: 1.0 / users.len() as f64,
                 wms: 0,
+                unit: ShareUnit::Jobs,
             });
         }
     }
