@@ -126,6 +126,7 @@ pub fn timeseries(run: &RunData) -> PolarsResult<DataFrame> {
     let (mut running, mut waiting, mut target, mut running_share, mut achieved) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut deviation, mut achieved_cpu) = (Vec::new(), Vec::new());
+    let (mut running_cores, mut unit, mut achieved_cores) = (Vec::new(), Vec::new(), Vec::new());
     let (mut pw, mut pr, mut pa, mut pf) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for s in &r.samples {
         for (e, def) in r.entities.iter().enumerate() {
@@ -135,6 +136,9 @@ pub fn timeseries(run: &RunData) -> PolarsResult<DataFrame> {
             parent.push(def.parent.map(|p| r.entities[p].name.clone()));
             running.push(s.running[e]);
             waiting.push(s.waiting[e]);
+            running_cores.push(s.running_cores[e]);
+            unit.push(def.unit.as_str());
+            achieved_cores.push(s.achieved_cores[e].is_finite().then_some(s.achieved_cores[e]));
             target.push(def.target_share);
             let finite = |v: f64| v.is_finite().then_some(v);
             running_share.push(finite(s.share[e]));
@@ -153,11 +157,14 @@ pub fn timeseries(run: &RunData) -> PolarsResult<DataFrame> {
         col("level", level),
         col("parent", parent),
         col("running", running),
+        col("running_cores", running_cores),
         col("waiting", waiting),
+        col("share_unit", unit),
         col("target_share", target),
         col("running_share", running_share),
         col("deviation", deviation),
         col("achieved_share", achieved),
+        col("achieved_core_share", achieved_cores),
         col("achieved_cpu_share", achieved_cpu),
         col("pilots_waiting", pw),
         col("pilots_running", pr),

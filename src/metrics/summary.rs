@@ -60,8 +60,16 @@ pub struct EntitySummary {
     /// `group` or `user` (a user's share is within its group).
     pub level: String,
     pub target_share: f64,
-    /// Share of running-job time after the warm-up.
+    /// What `achieved_share` counts: `jobs` (DIRAC's group shares count jobs) or `cores`
+    /// (PanDA's global shares count cores).
+    #[serde(default)]
+    pub share_unit: String,
+    /// Share of running time after the warm-up, in `share_unit` (job-seconds or core-seconds).
     pub achieved_share: Option<f64>,
+    /// Share of running core-seconds after the warm-up (the same as `achieved_share` for a
+    /// core-counted entity).
+    #[serde(default)]
+    pub achieved_core_share: Option<f64>,
     /// Share of delivered CPU work (running time × CPU power) after the warm-up.
     pub achieved_cpu_share: Option<f64>,
     /// |achieved − target|.
@@ -225,6 +233,7 @@ pub fn build(run: &mut RunData) -> Summary {
     let end = run.meta.end;
     let achieved = run.recorder.achieved_shares(end);
     let cpu = run.recorder.achieved_cpu_shares(end);
+    let cores = run.recorder.achieved_core_shares(end);
     let tolerance = run.scenario.output.convergence_tolerance;
     let warmup = run.scenario.output.warmup_s;
     let r = &*run.recorder;
@@ -259,7 +268,9 @@ pub fn build(run: &mut RunData) -> Summary {
             EntitySummary {
                 level: def.level.as_str().into(),
                 target_share: def.target_share,
+                share_unit: def.unit.as_str().into(),
                 achieved_share: a,
+                achieved_core_share: finite(cores[e]),
                 achieved_cpu_share: finite(cpu[e]),
                 deviation: a.map(|a| (a - def.target_share).abs()),
                 max_deviation: entity_max,

@@ -58,7 +58,7 @@ fn write_report(out: &mut String, s: &Summary, origin: &str, dir: &Path) -> std:
     )?;
     writeln!(
         out,
-        "\n{:<28} {:>7} {:>9} {:>9}   (shares of running-job time after {:.1} h warm-up)",
+        "\n{:<28} {:>7} {:>9} {:>9}   (shares of running time after {:.1} h warm-up: DIRAC in jobs, PanDA in cores)",
         "entity", "target", "achieved", "deviation", s.warmup_hours
     )?;
     for (name, e) in &s.entities {

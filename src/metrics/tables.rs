@@ -16,6 +16,7 @@ pub use super::parquet::Column;
 use super::parquet::{self, Values};
 use super::{ExtraColumn, ExtraValues, RunData, RunMeta};
 use crate::engine::SimTime;
+use crate::workload::ShareUnit;
 
 fn secs(t: Option<SimTime>) -> Option<f64> {
     t.map(SimTime::as_secs_f64)
@@ -182,11 +183,17 @@ pub fn timeseries<'a>(run: &'a RunData) -> Vec<Column<'a>> {
         ),
         Column::new("parent", coded(names, rows().map(|(_, e)| entities[e].parent.map(|p| p as u32)))),
         Column::new("running", u32s(rows().map(|(s, e)| Some(s.running[e])))),
+        Column::new("running_cores", u32s(rows().map(|(s, e)| Some(s.running_cores[e])))),
         Column::new("waiting", u32s(rows().map(|(s, e)| Some(s.waiting[e])))),
+        Column::new(
+            "share_unit",
+            coded(vec!["jobs", "cores"], rows().map(|(_, e)| Some(u32::from(entities[e].unit == ShareUnit::Cores)))),
+        ),
         Column::new("target_share", f64s(rows().map(|(_, e)| Some(entities[e].target_share)))),
         Column::new("running_share", f64s(rows().map(|(s, e)| finite(s.share[e])))),
         Column::new("deviation", f64s(rows().map(|(s, e)| finite((s.share[e] - entities[e].target_share).abs())))),
         Column::new("achieved_share", f64s(rows().map(|(s, e)| finite(s.achieved[e])))),
+        Column::new("achieved_core_share", f64s(rows().map(|(s, e)| finite(s.achieved_cores[e])))),
         Column::new("achieved_cpu_share", f64s(rows().map(|(s, e)| finite(s.achieved_cpu[e])))),
         Column::new("pilots_waiting", u32s(rows().map(|(s, _)| Some(s.pilots.waiting)))),
         Column::new("pilots_running", u32s(rows().map(|(s, _)| Some(s.pilots.running)))),

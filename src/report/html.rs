@@ -30,7 +30,7 @@ pub const REPORT_FILE: &str = "report.html";
 const RUN_CHARTS: [(&str, &str); 6] = [
     (
         "share_convergence.svg",
-        "Share convergence: running-job share of each group over time; targets dashed in the same colour, warm-up shaded.",
+        "Share convergence: running share of each group over time (DIRAC in jobs, PanDA in cores); targets dashed in the same colour, warm-up shaded.",
     ),
     ("pilots_over_time.svg", "Pilots over time: waiting, running and (cumulative) aborted pilots."),
     ("wait_times.svg", "Waiting time to match: distribution (ECDF) of the time from submission to match, per group."),
@@ -126,7 +126,8 @@ fn run_page(dir: &Path, s: &Summary) -> Result<String> {
 
     let _ = write!(
         b,
-        "<section><h2>Fairness</h2>\n<p>Shares of running-job time (and of delivered CPU work) after the \
+        "<section><h2>Fairness</h2>\n<p>Shares of running time (DIRAC's groups in jobs, PanDA's global shares in cores; \
+         and of delivered CPU work) after the \
          {:.1} h warm-up. Max group share deviation {}, Jain index {}; {}</p>\n",
         s.warmup_hours,
         pct(s.max_share_deviation),

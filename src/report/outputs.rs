@@ -39,11 +39,12 @@ pub fn share_chart(run: &RunData) -> ShareConvergence {
         entities,
         warmup_hours: run.scenario.output.warmup_s / 3600.0,
         end_hours: run.meta.end.as_hours_f64(),
-        // PanDA's gshares are shares of HS06 (cores × corepower), the lines count jobs.
-        y_label: if run.wms_names.iter().any(|w| w == "panda") {
-            "share of running jobs (gshare targets are of HS06)".into()
-        } else {
-            "share of running jobs".into()
+        // Each entity in its system's unit: DIRAC's groups count jobs, PanDA's gshares cores (its
+        // targets are of HS06, cores × corepower: the same where every queue's corepower is equal).
+        y_label: match (run.wms_names.iter().any(|w| w == "panda"), run.wms_names.iter().any(|w| w == "dirac")) {
+            (true, true) => "running share (DIRAC: of jobs, PanDA: of cores; gshare targets are of HS06)".into(),
+            (true, false) => "share of running cores (gshare targets are of HS06)".into(),
+            _ => "share of running jobs".into(),
         },
     }
 }

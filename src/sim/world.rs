@@ -496,7 +496,7 @@ impl Core {
         let duration = SimDuration::from_secs_f64(job.cpu_work / power);
         let entities = self.entities.of_stream[job.stream as usize];
         self.accounting.job_started(now, entities);
-        self.recorder.job_started(now, entities, power);
+        self.recorder.job_started(now, entities, job.cores, power);
         if let RunEnd::Fixed(extra) = end {
             let limit = self.grid.walltime_limit(p);
             self.push_job_end(j, (now + extra + duration).min(limit));
@@ -510,7 +510,7 @@ impl Core {
         let power = self.grid.ces[job.ce().expect("ran somewhere") as usize].cpu_power;
         let entities = self.entities.of_stream[job.stream as usize];
         self.accounting.job_ended(now, entities);
-        self.recorder.job_ended(now, entities, power);
+        self.recorder.job_ended(now, entities, job.cores, power);
     }
 
     /// Apply what the grid reported: a started pilot asks for work, news go to the owners, a

@@ -9,7 +9,7 @@ use crate::engine::{SimDuration, SimTime};
 use crate::grid::{PilotShape, PilotStatus};
 use crate::ids::{JobId, PilotId};
 use crate::wms::{Answer, Ctx, PilotNews, Timer, Wms};
-use crate::workload::{EntityDef, JobEntities, Level, ShareEntities};
+use crate::workload::{EntityDef, JobEntities, Level, ShareEntities, ShareUnit};
 
 const PUSH_CYCLE: u16 = 100;
 
@@ -41,6 +41,7 @@ impl PushWms {
                         parent: None,
                         target_share: 0.0,
                         wms: 0,
+                        unit: ShareUnit::Jobs,
                     });
                     defs.len() - 1
                 });

@@ -23,6 +23,28 @@ impl Level {
     }
 }
 
+/// What a share counts, as the system that sets it does (DESIGN.md "Resources are counted
+/// where they are held"): DIRAC's group shares count jobs (the TaskQueueDB's priorities are
+/// per job, whatever its cores), PanDA's global shares count cores (JEDI's throttle and the
+/// dispatcher compare the HS06 each leaf executes, reference `panda.md` §7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ShareUnit {
+    /// One per running job.
+    #[default]
+    Jobs,
+    /// One per core of each running job.
+    Cores,
+}
+
+impl ShareUnit {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ShareUnit::Jobs => "jobs",
+            ShareUnit::Cores => "cores",
+        }
+    }
+}
+
 /// A share entity: a group, or a user inside a group.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EntityDef {
@@ -36,6 +58,8 @@ pub struct EntityDef {
     /// The WMS instance whose shares it is in: groups share with the groups of the same WMS only
     /// (LHCb's DIRAC groups and ATLAS's gshares are not siblings).
     pub wms: crate::ids::WmsId,
+    /// What its shares count.
+    pub unit: ShareUnit,
 }
 
 /// The entities a job counts for: its group and, where users share the group, its user.

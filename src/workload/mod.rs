@@ -9,7 +9,7 @@ pub mod job;
 use crate::engine::{RngStreams, SimDuration, SimTime, dist};
 pub use accounting::Accounting;
 pub use config::{Arrival, JobStream};
-pub use entities::{EntityDef, JobEntities, Level, ShareEntities};
+pub use entities::{EntityDef, JobEntities, Level, ShareEntities, ShareUnit};
 pub use job::{Job, JobStatus};
 
 /// A job stream as the world and the outputs see it, whichever WMS defined it: the scenario's

@@ -79,8 +79,12 @@ fn harvester_keeps_pilots_at_every_queue_and_shares_are_served() {
     for q in ["BNL", "BNL_SCORE", "AGLT2", "MWT2"] {
         assert!(p["queues"][q]["jobs_started"].as_u64().unwrap() > 100, "{q}: {}", p["queues"][q]);
     }
+    // Shares of cores: the 8-core MC jobs hold most of them, the single-core analysis jobs
+    // 1.4 % (8 % of the running jobs).
     for g in ["MC Simulation Full", "Reprocessing default", "User Analysis"] {
-        assert!(s.entities[g].achieved_share.unwrap() > 0.05, "{g}: {:?}", s.entities[g]);
+        let e = &s.entities[g];
+        assert_eq!(e.share_unit, "cores");
+        assert!(e.achieved_share.unwrap() > 0.01, "{g}: {e:?}");
     }
 }
 

@@ -9,7 +9,7 @@ use crate::dirac::taskqueue::{TqDefinition, canonical};
 use crate::ids::CeId;
 use crate::scenario::Scenario;
 use crate::scenario::dirac::DiracConfig;
-use crate::workload::{EntityDef, JobEntities, Level, ShareEntities};
+use crate::workload::{EntityDef, JobEntities, Level, ShareEntities, ShareUnit};
 
 /// String interner: names become dense `u32` ids, in first-seen order.
 #[derive(Debug, Clone, Default)]
@@ -208,6 +208,7 @@ pub fn share_entities(s: &Scenario, d: &DiracConfig) -> ShareEntities {
             parent: None,
             target_share: if total > 0.0 { share(g) / total } else { 0.0 },
             wms: 0,
+            unit: ShareUnit::Jobs,
         })
         .collect();
     for (gi, g) in groups.iter().enumerate() {
@@ -227,6 +228,7 @@ pub fn share_entities(s: &Scenario, d: &DiracConfig) -> ShareEntities {
                 parent: Some(gi),
                 target_share: 1.0 / users.len() as f64,
                 wms: 0,
+                unit: ShareUnit::Jobs,
             });
         }
     }

@@ -10,7 +10,7 @@ use crate::panda::gshare::{Leaf, leaves};
 use crate::panda::timeouts::ProdSourceLabel;
 use crate::scenario::Scenario;
 use crate::scenario::panda::{DatasetConfig, PandaConfig};
-use crate::workload::{Arrival, EntityDef, JobEntities, JobKind, Level, ShareEntities, StreamInfo};
+use crate::workload::{Arrival, EntityDef, JobEntities, JobKind, Level, ShareEntities, ShareUnit, StreamInfo};
 
 use super::tables::{Task, TaskStatus};
 use super::view::prod::ResourceType;
@@ -267,6 +267,7 @@ pub fn entities_and_streams(st: &Statics, wms: WmsId) -> (ShareEntities, Vec<Str
             parent: None,
             target_share: l.percent / 100.0,
             wms,
+            unit: ShareUnit::Cores,
         })
         .collect();
     let of_stream = st.shapes.iter().map(|s| JobEntities { group: usize::from(s.leaf), user: None }).collect();
