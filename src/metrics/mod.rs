@@ -1,9 +1,8 @@
 //! Observing a run: the recorder the world calls ([`recorder`]), the summary with its
-//! fairness metrics ([`summary`]), the Parquet tables ([`frames`]) and atomic file writes
-//! ([`write`]).
+//! fairness metrics ([`summary`]), the tables' columns ([`tables`], [`columns`]), their Parquet
+//! files ([`parquet`], through polars) and atomic file writes ([`write`]).
 
-#[cfg(test)]
-pub mod frames;
+pub mod columns;
 pub mod network_summary;
 pub mod parquet;
 pub mod points;

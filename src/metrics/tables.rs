@@ -6,14 +6,14 @@
 //! Times are seconds since the start (Float64, null when it did not happen), names are
 //! strings, so `pandas.read_parquet` and `polars.read_parquet` give usable frames directly.
 //! Each file carries the run's identity (scenario, hash, seed, version, digest) as Parquet
-//! key-value metadata. The columns, their order and types are those of the frames of
-//! [`super::frames`], which the tests compare them with.
+//! key-value metadata. [`super::columns::to_frame`] makes a polars DataFrame of any of them.
 
 use std::borrow::Cow;
 use std::ops::Range;
 
-pub use super::parquet::Column;
-use super::parquet::{self, Values};
+pub use super::columns::Column;
+use super::columns::Values;
+use super::parquet;
 use super::{ExtraColumn, ExtraValues, RunData, RunMeta};
 use crate::engine::SimTime;
 use crate::workload::ShareUnit;
@@ -86,8 +86,7 @@ pub fn jobs<'a>(run: &'a RunData) -> Vec<Column<'a>> {
 
 /// `jobs.parquet`, one row group's columns at a time ([`parquet::write_groups`]).
 pub fn jobs_parquet(run: &RunData, meta: &RunMeta) -> Result<Vec<u8>, parquet::Error> {
-    let options = parquet::Options::default();
-    parquet::write_groups(run.jobs.len(), &meta.parquet_metadata(), options, |lo, hi| jobs_rows(run, lo..hi))
+    parquet::write_groups(run.jobs.len(), &meta.parquet_metadata(), |lo, hi| jobs_rows(run, lo..hi))
 }
 
 /// The columns of `jobs` for the jobs `rows` (by index).
@@ -204,7 +203,7 @@ pub fn timeseries<'a>(run: &'a RunData) -> Vec<Column<'a>> {
 
 /// Parquet bytes of a run's table, with the run's identity as key-value metadata.
 pub fn parquet_bytes(columns: &[Column], meta: &RunMeta) -> Result<Vec<u8>, parquet::Error> {
-    parquet::write(columns, &meta.parquet_metadata(), parquet::Options::default())
+    parquet::write(columns, &meta.parquet_metadata())
 }
 
 #[cfg(test)]

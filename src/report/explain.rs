@@ -19,7 +19,7 @@ mod text;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use crate::metrics::parquet::Table;
+use crate::metrics::columns::Table;
 use anyhow::{Context, Result, bail};
 
 use columns::{Row, f64s, read_parquet, recorded_pandaids, rows, strs, u32s};

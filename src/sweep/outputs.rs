@@ -12,7 +12,8 @@ use serde_json::Value;
 
 use super::store::{Manifest, RunRecord};
 use super::{Stat, stat};
-use crate::metrics::parquet::{Data, write_data};
+use crate::metrics::columns::Data;
+use crate::metrics::parquet::write_data;
 pub use crate::metrics::points::{PointStat, PointSummary, Points, key_metrics};
 use crate::metrics::write;
 use crate::report::outputs::write_chart;
@@ -251,7 +252,7 @@ pub fn write_all(dir: &Path, m: &Manifest, runs: &[RunRecord]) -> Result<Points>
 }
 
 #[cfg(test)]
-mod polars_tests;
+mod parquet_tests;
 
 #[cfg(test)]
 mod tests {

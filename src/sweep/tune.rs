@@ -208,8 +208,8 @@ fn neighbours(tried: &[Tried], v: f64) -> (f64, f64) {
 
 /// The columns of `tune.parquet`: round, the parameter, feasible, chosen, then `.mean` and
 /// `.ci95` of each metric in `names`.
-fn tune_columns(spec: &TuneSpec, t: &Tuned, names: &[String]) -> Vec<(String, crate::metrics::parquet::Data)> {
-    use crate::metrics::parquet::Data;
+fn tune_columns(spec: &TuneSpec, t: &Tuned, names: &[String]) -> Vec<(String, crate::metrics::columns::Data)> {
+    use crate::metrics::columns::Data;
     let mut cols = vec![
         ("round".to_string(), Data::U32(t.tried.iter().map(|x| Some(x.round as u32)).collect())),
         (spec.param.clone(), Data::F64(t.tried.iter().map(|x| Some(x.value)).collect())),

@@ -5,7 +5,8 @@ use std::path::Path;
 
 use anyhow::{Result, anyhow, bail};
 
-use crate::metrics::parquet::read::{Data, Table, read_file_present};
+use crate::metrics::columns::{Data, Table};
+use crate::metrics::parquet::read_file_present;
 
 /// `columns` of the Parquet file at `path` that it has (explain checks which are missing and
 /// says so); an error names the file and what could not be read.

@@ -3,7 +3,7 @@
 //! first loop skipped the PQ a later loop took, and a DIRAC job.
 
 use super::*;
-use crate::metrics::parquet::Data;
+use crate::metrics::columns::Data;
 
 fn run() -> RunIdent {
     RunIdent { scenario: "hand".into(), seed: 7 }
@@ -19,7 +19,7 @@ fn table(cols: Vec<(&str, Data)>) -> Table {
     let cols: Vec<(String, Data)> = cols.into_iter().map(|(n, d)| (n.to_string(), d)).collect();
     let bytes = crate::metrics::parquet::write_data(&cols, &[]).unwrap();
     let names: Vec<&str> = cols.iter().map(|(n, _)| n.as_str()).collect();
-    let t = crate::metrics::parquet::read::read(&bytes, &names).unwrap();
+    let t = crate::metrics::parquet::read(&bytes, &names).unwrap();
     assert_eq!(t.columns, cols, "read back as written");
     t
 }
