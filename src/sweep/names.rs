@@ -16,23 +16,31 @@ use crate::run::{self, Prepared};
 pub fn names(s: &Summary) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let value = serde_json::to_value(s).unwrap_or(Value::Null);
-    leaves("", &value, &mut out);
+    leaves("", &value, false, &mut out);
     out
 }
 
-fn leaves(prefix: &str, v: &Value, out: &mut BTreeSet<String>) {
+/// Marks, in a [`catalogue`], a map that was empty in the short run (`PATH.*`): a map keyed by
+/// what happens (a factory's `wait_time_s` by the kinds of job that started in its pilots), whose
+/// keys a full run may have.
+const OPEN: &str = ".*";
+
+fn leaves(prefix: &str, v: &Value, open: bool, out: &mut BTreeSet<String>) {
     match v {
         Value::Number(_) | Value::Null if !prefix.is_empty() => {
             out.insert(prefix.to_string());
         }
+        Value::Object(map) if map.is_empty() && open && !prefix.is_empty() => {
+            out.insert(format!("{prefix}{OPEN}"));
+        }
         Value::Object(map) => {
             for (k, v) in map {
-                leaves(&if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") }, v, out);
+                leaves(&if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") }, v, open, out);
             }
         }
         Value::Array(items) => {
             for (i, v) in items.iter().enumerate() {
-                leaves(&format!("{prefix}.{i}"), v, out);
+                leaves(&format!("{prefix}.{i}"), v, open, out);
             }
         }
         _ => {}
@@ -47,7 +55,9 @@ pub fn catalogue(p: &Prepared) -> Result<BTreeSet<String>> {
     short.scenario.duration_s = short.scenario.duration_s.min(1.0);
     short.scenario.output.warmup_s = 0.0;
     let mut f = run::simulate(&short, short.scenario.seed, |_, _| {})?;
-    Ok(names(&f.summary()))
+    let mut out = BTreeSet::new();
+    leaves("", &serde_json::to_value(f.summary()).unwrap_or(Value::Null), true, &mut out);
+    Ok(out)
 }
 
 /// The thresholds of the scenario's `expect` whose metric no run of it has, as
@@ -78,7 +88,9 @@ pub fn known(metric: &str, known: &BTreeSet<String>, what: &str) -> Result<(), S
 /// [`known`] against a [`catalogue`], whose maps keyed by what happens (the network links that
 /// carried a transfer, …) may lack keys a full run has: a metric that differs from a known
 /// name in one inner segment only (`network.links.SWT2_CPB:BNL.transfer_time_s.p95` beside
-/// `network.links.BNL:SWT2_CPB.transfer_time_s.p95`) is taken as known.
+/// `network.links.BNL:SWT2_CPB.transfer_time_s.p95`) is taken as known, and so is any metric
+/// under a map the short run left empty (`factory.0.wait_time_s.production.p95` under
+/// `factory.0.wait_time_s`: no job had started in the factory's pilots).
 pub fn plausible(metric: &str, catalogue: &BTreeSet<String>, what: &str) -> Result<(), String> {
     check(metric, catalogue, what, true)
 }
@@ -94,10 +106,14 @@ fn check(metric: &str, known: &BTreeSet<String>, what: &str, loose: bool) -> Res
             && other.last() == segs.last()
             && other.iter().zip(&segs).filter(|(a, b)| a != b).count() == 1
     };
-    if loose && known.iter().any(one_key_apart) {
+    let under_open_map = |k: &String| {
+        k.strip_suffix(OPEN).is_some_and(|map| metric.strip_prefix(map).is_some_and(|rest| rest.starts_with('.')))
+    };
+    if loose && known.iter().any(|k| one_key_apart(k) || under_open_map(k)) {
         return Ok(());
     }
-    let mut by_distance: Vec<(usize, &String)> = known.iter().map(|k| (distance(metric, k), k)).collect();
+    let mut by_distance: Vec<(usize, &String)> =
+        known.iter().filter(|k| !k.ends_with(OPEN)).map(|k| (distance(metric, k), k)).collect();
     by_distance.sort();
     let nearest: Vec<&str> = by_distance.iter().take(3).map(|(_, k)| k.as_str()).collect();
     Err(format!("{what}: no metric {metric:?} in the summary (nearest: {})", nearest.join(", ")))
@@ -146,5 +162,20 @@ mod tests {
             assert!(c.contains(m), "{m}: {c:?}");
         }
         assert!(!c.contains("scenario") && !c.contains("digest"));
+    }
+
+    /// A factory's waits are keyed by the kinds of job that started in its pilots: none in the
+    /// catalogue's first second, yet `tune --target factory.0.wait_time_s.production.p95` (the
+    /// README's standby walkthrough) names a metric every full run has.
+    #[test]
+    fn a_metric_under_a_map_empty_in_the_catalogue_is_plausible() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let loaded = crate::scenario::load_file(&root.join("scenarios/factory_standby.ron")).unwrap();
+        let c = catalogue(&run::prepare(&loaded, &[]).unwrap()).unwrap();
+        assert!(c.contains("factory.0.wait_time_s.*"), "{c:?}");
+        assert!(plausible("factory.0.wait_time_s.production.p95", &c, "--target").is_ok());
+        assert!(plausible("factory.0.wait_time_sx.production.p95", &c, "--target").is_err());
+        let e = plausible("factory.0.pilot_efficency", &c, "--target").unwrap_err();
+        assert!(!e.contains(".*"), "{e}");
     }
 }

@@ -121,9 +121,9 @@ fn a_startd_factory_serves_a_panda_queue() {
 
 /// Seed 003's open question on `factory_standby.ron` (README "How many standby pilots"):
 /// `pilotsim tune` over fixed counts 10–60 (4 replicas, p95 wait ≤ 1 h, best pilot efficiency)
-/// chose 39; the adaptive controller keeps the same p95 with far fewer slots held idle,
-/// because it stops replacing idle startd pilots when the load falls. Too few (20) starve
-/// the peak.
+/// chooses 36 (39 before the factories' random streams were keyed by identity); the adaptive
+/// controller keeps the same p95 with far fewer slots held idle, because it stops replacing
+/// idle startd pilots when the load falls. Too few (20) starve the peak.
 #[test]
 fn the_adaptive_standby_count_beats_the_best_fixed_one() {
     let adaptive = simulate(&load("factory_standby.ron"));
@@ -134,10 +134,10 @@ fn the_adaptive_standby_count_beats_the_best_fixed_one() {
         }
         simulate(&s)
     };
-    let (best, few) = (fixed(39), fixed(20));
+    let (best, few) = (fixed(36), fixed(20));
     let p95 = |v: &serde_json::Value| num(v, &["factory", "0", "wait_time_s", "production", "p95"]);
     let eff = |v: &serde_json::Value| num(v, &["factory", "0", "pilot_efficiency"]);
-    for (name, v) in [("adaptive", &adaptive), ("fixed 39", &best), ("fixed 20", &few)] {
+    for (name, v) in [("adaptive", &adaptive), ("fixed 36", &best), ("fixed 20", &few)] {
         eprintln!(
             "{name}: p95 wait {:.0} s, pilot efficiency {:.3}, held {:.0} slot-h, mean standby {:.1}",
             p95(v),
@@ -150,7 +150,7 @@ fn the_adaptive_standby_count_beats_the_best_fixed_one() {
     assert!(p95(&few) > 3.0 * p95(&adaptive));
     assert!(eff(&adaptive) > 1.4 * eff(&best), "{} vs {}", eff(&adaptive), eff(&best));
     // The same work is done either way: both runs end with some 70 of the 7786 jobs still
-    // running, how many depending on the draws (7717 and 7721 done at seed 37).
+    // running, how many depending on the draws (7717 and 7716 done at seed 37).
     let (a, b) = (num(&adaptive, &["factory", "0", "jobs_done"]), num(&best, &["factory", "0", "jobs_done"]));
     assert!((a / b - 1.0).abs() < 0.001, "{a} vs {b}");
 }
