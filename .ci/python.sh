@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 export CARGO_TERM_COLOR=never
 venv="${PILOTSIM_VENV:-$CARGO_TARGET_DIR/py-venv}"
+export PATH="$venv/bin:$PATH"  # the build backend runs `maturin` from the PATH
 
 echo "== python venv ($venv)"
 python3 --version

@@ -30,9 +30,9 @@ use rayon::prelude::*;
 use pilotsim::metrics::columns::{Column, Data, to_frame};
 use pilotsim::metrics::tables;
 use pilotsim::report::outputs;
-use pilotsim::run;
+use pilotsim::run as one_run;
 use pilotsim::scenario::{self, Loaded};
-use pilotsim::sweep::{self, SweepOptions, plan, store};
+use pilotsim::sweep::{self as many_runs, SweepOptions, plan, store};
 
 /// The name under which a scenario given as text appears in messages.
 const TEXT_ORIGIN: &str = "<scenario text>";
@@ -186,7 +186,7 @@ fn run(
     let source = source.to_string();
     detached(py, move || {
         let loaded = load(&kind, &source)?;
-        let prepared = run::prepare(&loaded, &sets).map_err(Failure::input)?;
+        let prepared = one_run::prepare(&loaded, &sets).map_err(Failure::input)?;
         let warnings: Vec<String> = scenario::warnings(&prepared.scenario)
             .iter()
             .map(|w| format!("{}: warning: {}: {}", prepared.origin, w.path, w.message))
@@ -196,7 +196,7 @@ fn run(
             // As the CLI: an old summary goes before the run, so a run that fails leaves none.
             outputs::begin_run(dir).map_err(Failure::output)?;
         }
-        let mut finished = run::simulate(&prepared, seed, |_, _| {}).map_err(|e| {
+        let mut finished = one_run::simulate(&prepared, seed, |_, _| {}).map_err(|e| {
             let m = format!("{e:#}");
             if m.starts_with("internal error") { Failure::Internal(m) } else { Failure::Input(m) }
         })?;
@@ -264,10 +264,11 @@ fn sweep(
         let loaded = load(&kind, &source)?;
         let vary = vary.into_iter().map(vary_of).collect::<Result<Vec<_>, _>>()?;
         let opts = SweepOptions { replicas, threads, shard: None, sets };
-        let (plan, manifest, prepared) = sweep::prepare_sweep(&loaded, vary.clone(), &opts).map_err(Failure::input)?;
+        let (plan, manifest, prepared) =
+            many_runs::prepare_sweep(&loaded, vary.clone(), &opts).map_err(Failure::input)?;
         let runs = match &out {
             Some(dir) => {
-                sweep::sweep(&loaded, vary, &opts, dir, |_, _| {}).map_err(Failure::output)?;
+                many_runs::sweep(&loaded, vary, &opts, dir, |_, _| {}).map_err(Failure::output)?;
                 store::read_runs(dir).map_err(Failure::output)?
             }
             None => {
@@ -280,7 +281,7 @@ fn sweep(
                 pool.install(|| {
                     plan.runs.iter().par_bridge().try_for_each(|r| -> anyhow::Result<()> {
                         let point = &plan.points[r.point];
-                        let summary = run::simulate(&prepared[r.point], r.seed, |_, _| {})?.summary();
+                        let summary = one_run::simulate(&prepared[r.point], r.seed, |_, _| {})?.summary();
                         let rec = store::RunRecord {
                             run: r.id(),
                             index: r.index,
@@ -288,8 +289,12 @@ fn sweep(
                             replica: r.replica,
                             seed: r.seed,
                             values: point.values.iter().cloned().collect(),
-                            metrics: sweep::metrics(&summary),
+                            metrics: many_runs::metrics(&summary),
                         };
+                        // Through the JSON text of a run file, as the CLI's sweep reads its runs
+                        // back (`store::write_run`, `store::read_runs`): the same numbers to the
+                        // last bit as `sweep.parquet`.
+                        let rec: store::RunRecord = serde_json::from_str(&serde_json::to_string_pretty(&rec)?)?;
                         records.lock().map_err(|_| anyhow::anyhow!("a sweep thread panicked"))?.push(rec);
                         Ok(())
                     })
@@ -300,10 +305,10 @@ fn sweep(
                 runs
             }
         };
-        let points = sweep::outputs::summarise(&manifest, &runs);
+        let points = many_runs::outputs::summarise(&manifest, &runs);
         Ok((
-            data_table("sweep", &sweep::outputs::runs_table(&manifest, &runs))?,
-            data_table("points", &sweep::outputs::points_table(&points))?,
+            data_table("sweep", &many_runs::outputs::runs_table(&manifest, &runs))?,
+            data_table("points", &many_runs::outputs::points_table(&points))?,
         ))
     })
 }
@@ -321,8 +326,10 @@ fn validate(py: Python<'_>, kind: &str, source: &str) -> PyResult<Vec<String>> {
             Err(other) => return Err(other),
         };
         let origin = loaded.origin.clone();
-        match run::prepare(&loaded, &[]).and_then(|p| sweep::names::expect_problems(&p)) {
-            Ok(problems) => Ok(problems.into_iter().map(|(path, message)| format!("{origin}: {path}: {message}")).collect()),
+        match one_run::prepare(&loaded, &[]).and_then(|p| many_runs::names::expect_problems(&p)) {
+            Ok(problems) => {
+                Ok(problems.into_iter().map(|(path, message)| format!("{origin}: {path}: {message}")).collect())
+            }
             Err(e) => Ok(vec![format!("{origin}: {e:#}")]),
         }
     })

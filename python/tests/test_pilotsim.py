@@ -161,5 +161,5 @@ def test_validate_messages_equal_the_cli(tmp_path):
 def test_embedded_quickstart_without_a_scenario():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        r = pilotsim.run(set={"duration_s": 3600})
+        r = pilotsim.run(set=SHORT)
     assert r.summary["scenario"] == "quickstart"
