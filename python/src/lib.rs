@@ -248,6 +248,7 @@ fn vary_of((path, spec, values): VaryArg) -> Result<plan::Vary, Failure> {
 /// into `out` (every file, resuming finished runs) and the tables are built from its runs.
 #[pyfunction]
 #[pyo3(signature = (kind, source, vary, replicas, sets, threads=None, out=None))]
+#[allow(clippy::too_many_arguments)] // one per argument of the Python call, plus the GIL token
 fn sweep(
     py: Python<'_>,
     kind: &str,
