@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Python package (python/): build it with maturin, run its tests and the notebook script.
 #
-# A venv (target/py-venv, or $PILOTSIM_VENV) gets maturin, pytest, polars and matplotlib from
+# A venv (target/py-venv, or $PILOTSIM_VENV) gets maturin, pytest, polars, matplotlib, and
+# pyarrow and DuckDB (the tests read a run's files with them too) from
 # PyPI, then `pip install ./python`, which builds the extension in release through maturin.
 # CARGO_TARGET_DIR is this repository's target/, so the release build of polars and pilotsim
 # is shared with `cargo build --release` (the same workspace profiles and Cargo.lock).
@@ -17,7 +18,7 @@ echo "== python venv ($venv)"
 python3 --version
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --upgrade pip
-"$venv/bin/python" -m pip install --quiet maturin pytest polars matplotlib
+"$venv/bin/python" -m pip install --quiet maturin pytest polars matplotlib pyarrow duckdb
 
 echo "== CLI binary for the comparisons"
 [ -x "$CARGO_TARGET_DIR/debug/pilotsim" ] || cargo build --locked --bin pilotsim

@@ -71,6 +71,23 @@ def test_frames_are_the_cli_tables(cli_run, py_run):
         assert (getattr(py_run, name) is not None) == exists, name
 
 
+def test_other_readers_read_the_cli_tables(cli_run):
+    """pyarrow and DuckDB read the files polars wrote: rows, the run's identity as key-value
+    metadata, and row-group statistics."""
+    import duckdb
+    import pyarrow.parquet as pq
+
+    file = pq.ParquetFile(cli_run / "jobs.parquet")
+    digest = json.loads((cli_run / "summary.json").read_text())["digest"]
+    assert file.metadata.metadata[b"pilotsim.digest"].decode() == digest
+    stats = file.metadata.row_group(0).column(0).statistics
+    assert stats is not None and stats.has_min_max and stats.null_count == 0
+    rows = pl.read_parquet(cli_run / "jobs.parquet").height
+    assert file.metadata.num_rows == rows
+    ((count,),) = duckdb.sql(f"select count(*) from '{cli_run / 'jobs.parquet'}'").fetchall()
+    assert count == rows
+
+
 def test_run_of_text_and_path_like_and_seed():
     text = QUICKSTART.read_text()
     a = pilotsim.run(text, set=SHORT, seed=7)
