@@ -1,4 +1,4 @@
-//! The scale benchmark (issue 13 items 1 and 6): per size of a generated week — `--kind dirac`
+//! The scale benchmark: per size of a generated week — `--kind dirac`
 //! (default), the DIRAC week of `scenario::generate` (`pilotsim generate scale`), or `--kind
 //! atlas`, the ATLAS week under PanDA of `scenario::generate_atlas` (`pilotsim generate atlas`)
 //! — the time of each phase of a run — load (parse + validate), build (the WMSs set up, every

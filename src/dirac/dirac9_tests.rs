@@ -1,5 +1,5 @@
 //! The DIRAC 9 variant against the numbers that running the real DIRAC 9.1.22 code gave
-//! (issue 9 items 1, 2, 3 and 5; reference `dirac.md` §1.1, §1.4, §2.1).
+//! (reference `dirac.md` §1.1, §1.4, §2.1).
 
 use std::collections::BTreeMap;
 

@@ -1,4 +1,4 @@
-//! `dirac::preset` — which DIRAC a scenario models (issue 9 item 6; DESIGN.md
+//! `dirac::preset` — which DIRAC a scenario models (DESIGN.md
 //! "Faithfulness"): the seeds' 2009 code (the default) or DIRAC 9.1.22 (reference `dirac.md`).
 //! A preset gives every option whose default differs between the two; an option written in
 //! the scenario overrides its preset.

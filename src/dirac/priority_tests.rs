@@ -122,7 +122,7 @@ fn floor_and_zero_share() {
     assert_eq!(p, vec![TQ_MIN_SHARE]);
 }
 
-/// The implementation before issue 13 (maps built afresh, definitions cloned as keys): the
+/// The earlier implementation (maps built afresh, definitions cloned as keys): the
 /// oracle the reused-buffer path must equal to the last bit.
 fn oracle(db: &TaskQueueDb, js: impl Fn(u32) -> bool, s: &EntityShares, w: UserPriorityWeighting) -> Vec<(TqId, f64)> {
     let owners = owners_per_group(db.iter());

@@ -170,7 +170,7 @@ pub fn canonical(mut v: Vec<u32>) -> Vec<u32> {
 }
 
 /// What the Matcher and the priority recalculation read of a TQ's definition for every TQ
-/// they walk, copied into the TQ (issue 13): the definition sits behind a pointer with its
+/// they walk, copied into the TQ: the definition sits behind a pointer with its
 /// fields over four cache lines, and at 10⁶ jobs and more the walks of the 25-odd TQs on
 /// every request for work missed the caches on each of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -328,7 +328,7 @@ pub fn owner_key(group: u32, owner: u32) -> u64 {
 pub struct TaskQueueDb {
     /// The TQs in id order. Ids only grow, so a new TQ goes at the end; a TQ is small (its
     /// definition is shared), so a deletion shifts little, and the walks of every
-    /// recomputation and match are over contiguous memory (issue 13).
+    /// recomputation and match are over contiguous memory.
     tqs: Vec<TaskQueue>,
     /// The (group, owner) of each TQ as `group << 32 | owner`, beside `tqs` (same positions):
     /// the Matcher finds a private pilot's TQs in this compact array instead of walking every
@@ -339,7 +339,7 @@ pub struct TaskQueueDb {
     /// each job of a stream has its stream's definition).
     defs: Vec<(Arc<TqDefinition>, Vec<TqId>)>,
     /// The [`DefId`] of each definition: only [`Self::intern`] compares whole definitions,
-    /// a caller that keeps the id (`DiracWms`, one per stream) never does (issue 13).
+    /// a caller that keeps the id (`DiracWms`, one per stream) never does.
     def_ids: BTreeMap<Arc<TqDefinition>, DefId>,
     next_id: TqId,
     /// 0: no limit.

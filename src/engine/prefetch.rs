@@ -2,7 +2,7 @@
 //!
 //! At 10⁷ jobs the job and pilot tables hold gigabytes, so the first read of a job's record
 //! when its end is handled waits on main memory (perf: the single largest stall of the run,
-//! issue 13). The event loop knows the coming events before it handles the current one
+//! measured). The event loop knows the coming events before it handles the current one
 //! ([`crate::engine::StagedQueue::ahead`]), and so what they will read; a prefetch lets the
 //! loads overlap the current event's work. A hint never changes a result: it neither
 //! faults nor writes, and a wrong guess only costs a cache line.

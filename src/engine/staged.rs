@@ -1,6 +1,6 @@
 //! The event queue with its next events staged: the radix heap ([`EventQueue`]) behind a short
 //! buffer of the events that pop next, in pop order, so that the event loop can see a batch of
-//! coming events at once and ask for their memory together (issue 13 item 3).
+//! coming events at once and ask for their memory together.
 //!
 //! # Why a batch
 //!

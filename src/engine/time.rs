@@ -16,7 +16,7 @@ pub struct SimTime(pub u64);
 
 /// A time or none, in 8 bytes where `Option<SimTime>` takes 16: `u64::MAX`, a time no run
 /// reaches (every run ends at its scenario's duration), stands for none. For the fields of the
-/// records a large run keeps millions of (a job's or a pilot's start and end: issue 13).
+/// records a large run keeps millions of (a job's or a pilot's start and end).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OptTime(u64);
 

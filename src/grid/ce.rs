@@ -1,4 +1,4 @@
-//! The CE life cycle as one state machine (issue 8 item 3; seed 000's pilot states,
+//! The CE life cycle as one state machine (seed 000's pilot states,
 //! reference `dirac.md` §4.3):
 //!
 //! ```text
@@ -100,7 +100,7 @@ pub struct Grid {
     /// Slots of each CE.
     pub ce_slots: Vec<u32>,
     /// `max_walltime_s` of each CE as a duration, converted once: [`Grid::walltime_limit`]
-    /// runs on every request for work (issue 13).
+    /// runs on every request for work.
     ce_walltime: Vec<SimDuration>,
     /// Run-time state of each CE.
     pub state: Vec<CeState>,
@@ -342,7 +342,7 @@ impl Grid {
     ///
     /// One pass over the pilots counts each CE's running pilots, their cores and its waiting
     /// pilots (a pass per CE made the check O(CEs × pilots): 6.7 s for the 10⁷-job week's 500
-    /// CEs and 1.9 M pilots, issue 13).
+    /// CEs and 1.9 M pilots).
     pub fn check_invariants(&self) -> Vec<String> {
         let mut bad = Vec::new();
         // Per CE: running pilots, their cores, waiting pilots.

@@ -58,7 +58,7 @@ impl Default for PilotShape {
     }
 }
 
-/// One pilot: 64 bytes on one cache line (issue 13: a job's end and every pilot event read it
+/// One pilot: 64 bytes on one cache line (measured: a job's end and every pilot event read it
 /// from a table of millions; at 96 bytes it spanned two lines). Its start and end are stored
 /// as [`OptTime`]s, read through [`Pilot::started`] and [`Pilot::ended`].
 #[derive(Debug, Clone)]

@@ -1,5 +1,5 @@
 //! The `network` section of `summary.json`: what the simulation's own transfers did to the
-//! grid's links (issue 11 item 4): how many files were moved, how long a file took from
+//! grid's links: how many files were moved, how long a file took from
 //! submission to arrival, and how deep each link's queue got.
 //!
 //! "Queued" counts a file from its submission until it is done or cancelled, as FTS and Rucio

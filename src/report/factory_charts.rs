@@ -1,4 +1,4 @@
-//! Charts of a run with pilot factories (seed 003, issue 12 items 4–6), in the look of the run
+//! Charts of a run with pilot factories (seed 003), in the look of the run
 //! charts ([`super::charts`]):
 //!
 //! - [`factory_throughput`]: jobs finished per hour in each factory's pilots, beside the

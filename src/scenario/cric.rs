@@ -1,5 +1,5 @@
-//! `pilotsim import cric FILE...`: queue and network descriptions into a scenario fragment
-//! (issue 11 item 7). Three JSON forms, detected per file from its entries:
+//! `pilotsim import cric FILE...`: queue and network descriptions into a scenario fragment.
+//! Three JSON forms, detected per file from its entries:
 //!
 //! | form | entries | gives |
 //! |---|---|---|

@@ -1,4 +1,4 @@
-//! The `factory` section of a scenario (issue 12; seed 003): pilot factories at sites, each
+//! The `factory` section of a scenario (seed 003): pilot factories at sites, each
 //! feeding a site's CEs with generic pilots (GPF) or startd pilots (SPF) for DIRAC or, when it
 //! names a PanDA queue, for PanDA.
 //!

@@ -1,14 +1,14 @@
-//! Generated scenarios for the scale benchmark (issue 13 item 1): a family of DIRAC grids from
+//! Generated scenarios for the scale benchmark: a family of DIRAC grids from
 //! 10⁴ to 10⁷ jobs whose slots grow with the jobs, so that every size has the same load and the
 //! cost per event can be compared across sizes.
 //!
-//! The shape is the one operators run (issue 13): a week, sites of two 1 000-slot CEs, four
+//! The shape is the one operators run: a week, sites of two 1 000-slot CEs, four
 //! groups and 25 users — `prod` (JOB_SHARING, JobShare 6000, one production manager), `user`
 //! (2000, 20 analysers), `sgm` (1000, 2 software managers) and `lcgadmin` (1000, 2). Jobs arrive
 //! evenly over the first six days; production jobs take about 5.5 hours of wall time (median),
 //! analysis jobs 2.5, so the jobs need about 60 % of the slots over those days, with queues
 //! that the director, the matcher and the corrector all have to work on. At 2.1·10⁶ jobs this
-//! is 106 000 slots on 53 sites: the size of the measurement in issue 13.
+//! is 106 000 slots on 53 sites: the size of the scale benchmark.
 //!
 //! The pilot supply scales with the slots too: the director's `pilots_per_iteration` is 40 (its
 //! default, one TaskqueueDirector's worth) per 10⁵ slots, [`pilots_per_iteration`], so that a
@@ -143,7 +143,7 @@ mod tests {
             let users: usize = s.dirac.as_ref().unwrap().groups.iter().map(|g| g.users.len()).sum();
             assert_eq!(users, 25);
         }
-        // 2.1 M jobs: 105 000 slots on 105 CEs of 1 000, 53 sites (issue 13's grid size)
+        // 2.1 M jobs: 105 000 slots on 105 CEs of 1 000, 53 sites (the scale benchmark's grid)
         let s = crate::scenario::load_str(&scale_scenario(2_100_000), "gen").unwrap().scenario;
         assert_eq!(s.sites.len(), 53);
         assert_eq!(s.dirac.as_ref().unwrap().director.pilots_per_iteration, 42.0);

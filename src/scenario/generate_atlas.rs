@@ -1,4 +1,4 @@
-//! A realistic ATLAS grid for PanDA (issue 11 items 7, 11): the 150 PanDA queues, 101 sites,
+//! A realistic ATLAS grid for PanDA: the 150 PanDA queues, 101 sites,
 //! 268 storage endpoints and 6 534 links of the CGSim data copied in `data/panda_cgsim`
 //! (Apache-2.0, see its README), through `scenario::cric`, with a week of production and
 //! analysis tasks of `jobs` jobs in all. `pilotsim generate atlas --jobs N > FILE` writes it.

@@ -1,4 +1,4 @@
-//! The `panda` section of a scenario (issue 11 items 1–2): PanDA as a WMS beside (or instead of)
+//! The `panda` section of a scenario: PanDA as a WMS beside (or instead of)
 //! `dirac`. It names what the PanDA decision modules of `crate::panda` read, with their real
 //! defaults, and is validated like the `dirac` section (`panda.queues[3].maxrss`, see
 //! [`check`]). `wms::panda` runs it, alone or beside DIRAC on the same grid.

@@ -1,4 +1,4 @@
-//! The scenario's job arrivals, beside the event queue rather than in it (issue 13).
+//! The scenario's job arrivals, beside the event queue rather than in it.
 
 use crate::engine::SimTime;
 use crate::ids::{JobId, job_index};
@@ -6,7 +6,7 @@ use crate::workload::Job;
 
 /// The scenario's job arrivals, known at time 0, in the order the event queue would pop them
 /// if they were pushed first (by submission time, then job id): a cursor instead of a million
-/// pending events, which saves the queue's 16 bytes per job (issue 13 item 4; the instructions
+/// pending events, which saves the queue's 16 bytes per job (the instructions
 /// per event are the same, −0.14 % at 10⁵ jobs). The pops, their order and so the digest are
 /// the same. Jobs a WMS creates during the run (PanDA's) are not arrivals.
 pub(super) struct Arrivals {

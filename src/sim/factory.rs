@@ -1,4 +1,4 @@
-//! Pilot factories in the world (issue 12; seed 003 §1-§3): each `factory[]` entry of a scenario
+//! Pilot factories in the world (seed 003 §1-§3): each `factory[]` entry of a scenario
 //! submits pilots to its site's CEs in place of the WMS's own submission there (DIRAC's
 //! director and PanDA's Harvester skip those CEs), and its pilots fetch jobs from the WMS through
 //! [`Wms::fetch_job`](crate::wms::Wms::fetch_job) — DIRAC's Matcher, PanDA's `getJob`.

@@ -1,5 +1,5 @@
 //! What the pilot factories did, for `summary.json` (`factory[i]`), `pilots.parquet` and
-//! `factory_cycles.parquet` (issue 12 item 6): the counters of
+//! `factory_cycles.parquet`: the counters of
 //! [`FactoryStats`](super::factory::FactoryStats), the head node's load (submissions per
 //! finished job), the jobs finished per hour over the second half of the run beside the seed's
 //! closed form with the measured Tsw and Tj, the waits and slowdowns of the analysis and

@@ -1,5 +1,5 @@
 //! Lookahead for the event loop: when the queue stages a batch of coming events
-//! ([`crate::engine::StagedQueue`]), ask for what they will read, all at once (issue 13: at 10⁷
+//! ([`crate::engine::StagedQueue`]), ask for what they will read, all at once (measured: at 10⁷
 //! jobs the first read of a job's or a pilot's record waits on a page walk and main memory, and
 //! prefetches issued together walk in parallel; see `engine::staged`). Hints only
 //! ([`prefetch`]): no result depends on them.

@@ -115,7 +115,7 @@ pub fn sweep(
         // list scheduling). A split into halves, what `par_iter` does, gives each thread a
         // contiguous block of the plan, and a varied parameter that lengthens runs along it
         // (more pilots, more jobs) then loads one thread more than the other: the sweep waits
-        // for the slower half (issue 13 item 5).
+        // for the slower half.
         todo.iter().par_bridge().try_for_each(|r| -> Result<()> {
             let point = &plan.points[r.point];
             let summary = run::simulate(&prepared[r.point], r.seed, |_, _| {})?.summary();

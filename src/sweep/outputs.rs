@@ -236,7 +236,7 @@ pub fn write_all(dir: &Path, m: &Manifest, runs: &[RunRecord]) -> Result<Points>
     let points_cols = points_table(&points);
     write::atomic(&dir.join("sweep.parquet"), &parquet(&runs_cols, m)?).context("writing sweep.parquet")?;
     write::atomic(&dir.join("points.parquet"), &parquet(&points_cols, m)?).context("writing points.parquet")?;
-    // The charts are the serial tail of a sweep (issue 13 item 5): drawn in parallel, each to
+    // The charts are the serial tail of a sweep: drawn in parallel, each to
     // files of its own, so the result does not depend on the order they finish in.
     key_metrics(&points).par_iter().try_for_each(|metric| -> Result<()> {
         if let Some(c) = band_chart(&points, metric) {

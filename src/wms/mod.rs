@@ -1,4 +1,4 @@
-//! The WMS boundary (issue 8 item 5; DESIGN.md "Layers"): how a workload management system
+//! The WMS boundary (DESIGN.md "Layers"): how a workload management system
 //! plugs into the world, in the style of DSLab's scheduler callbacks.
 //!
 //! A WMS receives news through the [`Wms`] callbacks — a job was submitted to it, one of its

@@ -1,7 +1,7 @@
 //! The simulation's accounting: running jobs per share entity and their exact time integral,
 //! with periodic snapshots — what DIRAC's accounting (WMSHistory) reports to the share
-//! corrector, and what PanDA's throttles and global shares will read (issue 8 item 6;
-//! reference `dirac.md` §3.2).
+//! corrector, and what PanDA's throttles and global shares will read
+//! (reference `dirac.md` §3.2).
 //!
 //! The simulation owns it and feeds it at every job start and end; WMSs read it through their
 //! view. Integrals are integer job-milliseconds, so a usage does not depend on how often it

@@ -35,7 +35,7 @@ impl JobStatus {
     }
 }
 
-/// One job: 64 bytes on one cache line (issue 13: at 10⁷ jobs the table is 640 MB and a job's
+/// One job: 64 bytes on one cache line (measured: at 10⁷ jobs the table is 640 MB and a job's
 /// end reads its record from main memory; at 80 bytes every record spanned two lines). The
 /// times, the CE and the pilot that are not known yet are stored as a sentinel
 /// ([`OptTime`], `OptId`) instead of an `Option`, which would double their size; the

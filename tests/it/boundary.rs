@@ -1,4 +1,4 @@
-//! The WMS boundary (issue 8 item 5): a second, deliberately small WMS runs on the same
+//! The WMS boundary: a second, deliberately small WMS runs on the same
 //! world with no change to it, alone and beside DIRAC on one grid.
 
 use pilotsim::engine::{RngStreams, SimDuration, SimTime};
@@ -76,7 +76,7 @@ fn dirac_and_a_push_wms_share_one_grid() {
     }
     let by = |wms| w.core.grid.pilots.iter().filter(|p| p.wms == wms).count();
     assert!(by(0) > 0 && by(1) >= 60, "DIRAC {} pilots, push {}", by(0), by(1));
-    // Pinned (issue 8 item 1): timers or news reaching the wrong instance change this.
+    // Pinned: timers or news reaching the wrong instance change this.
     assert_eq!((w.core.events, w.core.digest.hex().as_str()), (1944, "76d58d959a25f205"));
 }
 

@@ -1,4 +1,4 @@
-//! The pilot factory of seed 003 in the world (issue 12 items 4, 5): the seed's two arguments
+//! The pilot factory of seed 003 in the world: the seed's two arguments
 //! reproduced on the shipped scenarios.
 
 use pilotsim::factory::generic::gpf_throughput;
@@ -155,7 +155,7 @@ fn the_adaptive_standby_count_beats_the_best_fixed_one() {
     assert!((a / b - 1.0).abs() < 0.001, "{a} vs {b}");
 }
 
-/// A run with factories writes its factory charts (issue 12 item 6): throughput against the
+/// A run with factories writes its factory charts: throughput against the
 /// closed forms and waits by factory and job kind; standby exactly when the run has startd
 /// Generator cycles (`factory_cycles.parquet`).
 #[test]

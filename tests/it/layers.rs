@@ -23,7 +23,7 @@ fn layer_of(module: &str) -> Option<usize> {
     LAYERS.iter().position(|l| l.contains(&module))
 }
 
-/// Modules of the neutral model, which no WMS vocabulary may reach (issue 8 item 2).
+/// Modules of the neutral model, which no WMS vocabulary may reach.
 const NEUTRAL: &[&str] = &["engine", "ids", "grid", "workload", "metrics"];
 /// What the neutral modules must never name.
 const WMS_VOCABULARY: &[&str] = &["dirac", "panda", "wms"];

@@ -1,4 +1,4 @@
-//! The PanDA WMS end to end on the shipped PanDA quickstart (issue 11 items 3–5, 10): the job
+//! The PanDA WMS end to end on the shipped PanDA quickstart: the job
 //! life cycle as PanDA has it, data on the network, Harvester pilots, and the invariants.
 
 use pilotsim::engine::SimDuration;

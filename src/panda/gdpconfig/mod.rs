@@ -1,6 +1,6 @@
 //! `panda::gdpconfig` — PanDA's configuration table (`ATLAS_PANDA.CONFIG`, the "gdpconfig" of
-//! panda-docs `advanced/gdpconfig.rst`) as one typed structure, and its importer (issue 10
-//! item 1; reference `panda.md` §1–§7).
+//! panda-docs `advanced/gdpconfig.rst`) as one typed structure, and its importer
+//! (reference `panda.md` §1–§7).
 //!
 //! PanDA reads a setting with `taskBuffer.getConfigValue(component, key, app, vo)`; a missing row
 //! means the code's own default. Here every module that reads gdpconfig owns a settings struct

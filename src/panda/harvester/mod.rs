@@ -1,5 +1,5 @@
-//! `panda::harvester` — Harvester's pilot provisioning as pure functions (issue 11 item 5;
-//! reference `panda.md` §8; seed 004 does not describe Harvester, so the reference and the
+//! `panda::harvester` — Harvester's pilot provisioning as pure functions
+//! (reference `panda.md` §8; seed 004 does not describe Harvester, so the reference and the
 //! Harvester code it cites, HSF/harvester HEAD `d561b72`, are the specification).
 //!
 //! Harvester's submitter wakes every `lookupTime` (60 s) per PanDA queue (PQ), counts its

@@ -1,4 +1,4 @@
-//! Replay of PanDA job records (issue 11 item 2): a CSV with the columns of
+//! Replay of PanDA job records: a CSV with the columns of
 //! `data/panda_cgsim/jan_100_BNL.csv` (the `ATLAS_PANDA.JOBSARCHIVED` columns CGSim exports), read
 //! when the scenario is loaded. Each record becomes one job submitted at its `creationtime`
 //! (shifted so that the earliest record arrives at the stream's `start_s`) to its

@@ -1,4 +1,4 @@
-//! The PanDA workload of a scenario (issue 11 item 2): production task streams (brokered to a
+//! The PanDA workload of a scenario: production task streams (brokered to a
 //! nucleus, then split into jobs) and analysis task streams (brokered every cycle). Field names
 //! are JEDI's (`JediTaskSpec`, task parameters) in snake_case; the three `splitRule` tokens task
 //! brokerage reads are typed fields (`TW=` `t1_weight`, `FU=` `full_chain`, `IS=1`

@@ -1,4 +1,4 @@
-//! The PanDA WMS on the WMS boundary (issue 11; seed 004, reference `panda.md` §1–§8).
+//! The PanDA WMS on the WMS boundary (seed 004, reference `panda.md` §1–§8).
 //!
 //! PanDA *pushes* jobs to PanDA queues (PQs) by brokerage, and pilots *pull* inside a queue:
 //!

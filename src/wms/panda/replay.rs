@@ -1,4 +1,4 @@
-//! Replay of recorded PanDA jobs (issue 11 item 2): each record of a `panda.replay` stream
+//! Replay of recorded PanDA jobs: each record of a `panda.replay` stream
 //! (`scenario::panda::replay` reads and validates them) becomes one PanDA job whose brokerage
 //! decision is already made, so that the model's queue times can be compared with the measured
 //! ones (`summary.json` `wms.panda.replay`).
