@@ -281,17 +281,7 @@ fn sweep(
                 let records = Mutex::new(Vec::with_capacity(plan.runs.len()));
                 pool.install(|| {
                     plan.runs.iter().par_bridge().try_for_each(|r| -> anyhow::Result<()> {
-                        let point = &plan.points[r.point];
-                        let summary = one_run::simulate(&prepared[r.point], r.seed, |_, _| {})?.summary();
-                        let rec = store::RunRecord {
-                            run: r.id(),
-                            index: r.index,
-                            point: r.point,
-                            replica: r.replica,
-                            seed: r.seed,
-                            values: point.values.iter().cloned().collect(),
-                            metrics: many_runs::metrics(&summary),
-                        };
+                        let rec = many_runs::simulate_one(&plan, &prepared, r)?;
                         // Through the JSON text of a run file, as the CLI's sweep reads its runs
                         // back (`store::write_run`, `store::read_runs`): the same numbers to the
                         // last bit as `sweep.parquet`.

@@ -117,17 +117,7 @@ pub fn sweep(
         // (more pilots, more jobs) then loads one thread more than the other: the sweep waits
         // for the slower half.
         todo.iter().par_bridge().try_for_each(|r| -> Result<()> {
-            let point = &plan.points[r.point];
-            let summary = run::simulate(&prepared[r.point], r.seed, |_, _| {})?.summary();
-            let rec = RunRecord {
-                run: r.id(),
-                index: r.index,
-                point: r.point,
-                replica: r.replica,
-                seed: r.seed,
-                values: point.values.iter().cloned().collect(),
-                metrics: metrics(&summary),
-            };
+            let rec = simulate_one(&plan, &prepared, r)?;
             store::write_run(out, &rec)?;
             progress(done.fetch_add(1, Ordering::SeqCst) + 1, mine.len());
             Ok(())
@@ -215,6 +205,21 @@ pub fn stat(v: &[f64]) -> Stat {
     let mean = v.iter().sum::<f64>() / n;
     let var = if v.len() > 1 { v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
     Stat { mean, std: var.sqrt(), n: v.len() as u32 }
+}
+
+/// Run `r` of `plan` (its point's prepared scenario, its seed) and its record: what a sweep
+/// stores per run, whether it writes it to a file (the CLI) or keeps it (Python).
+pub fn simulate_one(plan: &Plan, prepared: &[Prepared], r: &plan::RunSpec) -> Result<RunRecord> {
+    let summary = run::simulate(&prepared[r.point], r.seed, |_, _| {})?.summary();
+    Ok(RunRecord {
+        run: r.id(),
+        index: r.index,
+        point: r.point,
+        replica: r.replica,
+        seed: r.seed,
+        values: plan.points[r.point].values.iter().cloned().collect(),
+        metrics: metrics(&summary),
+    })
 }
 
 #[cfg(test)]
