@@ -24,6 +24,7 @@
 //! `report` sits below `run` (DESIGN.md draws it above): a run writes its outputs through
 //! `report::outputs`, and nothing in `report` needs a run.
 
+pub mod compare;
 pub mod dirac;
 pub mod engine;
 pub mod factory;

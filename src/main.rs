@@ -21,6 +21,7 @@ fn main() -> ExitCode {
         Command::Check(args) => cli::check::run(args),
         Command::Sweep(args) => cli::sweep::run(args),
         Command::Tune(args) => cli::tune::run(args),
+        Command::Compare(args) => cli::compare::run(args),
         Command::Merge(args) => cli::sweep::merge(args),
         Command::Report(args) => cli::report::run(args),
         Command::Explain(args) => cli::explain::run(args),

@@ -72,6 +72,12 @@ impl Finished {
         self.data_with(true)
     }
 
+    /// The data of the run without the WMSs' extra columns and tables: what the summary and a
+    /// comparison's traces read.
+    pub fn core_data(&mut self) -> RunData<'_> {
+        self.data_with(false)
+    }
+
     /// The data of a run; without `tables`, the WMSs' extra columns and tables are left
     /// empty (the summary reads neither, and a sweep run builds nothing else: at 10⁶ jobs
     /// they were a fifth of the summary's time).

@@ -8,6 +8,7 @@
 pub mod arch_check;
 pub mod args;
 pub mod check;
+pub mod compare;
 pub mod explain;
 pub mod import;
 pub mod out;

@@ -68,6 +68,9 @@ pub struct WaitTimes {
     /// `(group label, waiting times in seconds, any order)`; negative and
     /// non-finite times are ignored.
     pub groups: Vec<(String, Vec<f64>)>,
+    /// Colour and dashing of each group's curve, by position (a comparison draws a group's two
+    /// sides in one colour, B dashed); groups beyond it get the colour of their position, solid.
+    pub styles: Vec<(usize, bool)>,
 }
 
 const TIME_LABEL: &str = "simulated time [h]";
@@ -95,12 +98,12 @@ pub(super) fn extent(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)
     })
 }
 
-fn finite_points<'a>(series: impl IntoIterator<Item = &'a [(f64, f64)]>) -> Vec<(f64, f64)> {
+pub(super) fn finite_points<'a>(series: impl IntoIterator<Item = &'a [(f64, f64)]>) -> Vec<(f64, f64)> {
     series.into_iter().flatten().filter(|(x, y)| x.is_finite() && y.is_finite()).copied().collect()
 }
 
 /// Time axis from `min(0, first x)` to `max(end_hours, last x)`.
-fn time_axis(end_hours: f64, points: &[(f64, f64)]) -> Axis {
+pub(super) fn time_axis(end_hours: f64, points: &[(f64, f64)]) -> Axis {
     let (lo, hi) = extent(points.iter().map(|p| p.0)).unwrap_or((0.0, 0.0));
     let end = if end_hours.is_finite() { end_hours } else { 0.0 };
     Axis::hours(TIME_LABEL, lo.min(0.0), hi.max(end))
@@ -257,7 +260,8 @@ pub fn wait_time_distribution(c: &WaitTimes) -> Result<Rendered, ChartError> {
     }
     let mut markers = Vec::new();
     let mut legend = Vec::new();
-    for (color, (label, hours)) in groups.iter().enumerate() {
+    for (i, (label, hours)) in groups.iter().enumerate() {
+        let (color, dashed) = c.styles.get(i).copied().unwrap_or((i, false));
         let detail = if hours.is_empty() {
             NO_DATA.to_owned()
         } else {
@@ -265,11 +269,12 @@ pub fn wait_time_distribution(c: &WaitTimes) -> Result<Rendered, ChartError> {
             markers.push(Shape::Marker { at: (to_x(p50), 0.5), color, kind: MarkerKind::Circle });
             markers.push(Shape::Marker { at: (to_x(p95), 0.95), color, kind: MarkerKind::Diamond });
             let points = ecdf_path(hours, to_x, x.range);
-            shapes.push(Shape::Line { points, color });
+            shapes.push(if dashed { Shape::DashedLine { points, color } } else { Shape::Line { points, color } });
             let (p50, p95) = (format_hours(p50), format_hours(p95));
             format!("p50 {p50}, p95 {p95} (n = {})", hours.len())
         };
-        legend.push(LegendEntry { detail: Some(detail), ..LegendEntry::new(*label, color, Sample::Solid) });
+        let sample = if dashed { Sample::Dashed } else { Sample::Solid };
+        legend.push(LegendEntry { detail: Some(detail), ..LegendEntry::new(*label, color, sample) });
     }
     shapes.extend(markers);
     render(&Scene { title: c.title.clone(), x, y, shapes, legend, note: note_if(empty), colorbar: None })

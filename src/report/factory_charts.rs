@@ -404,7 +404,7 @@ fn waits_chart(run: &RunData, f: &Factories) -> WaitTimes {
             groups[i * kinds.len() + k].1.push(wait);
         }
     }
-    WaitTimes { title: title("Wait to start by pilot factory and job kind", run), groups }
+    WaitTimes { title: title("Wait to start by pilot factory and job kind", run), groups, styles: Vec::new() }
 }
 
 /// The standby pilots and target per cycle of each startd factory, from the

@@ -191,7 +191,7 @@ fn run_page(dir: &Path, s: &Summary) -> Result<String> {
 }
 
 /// Escape text for HTML element content and attribute values.
-fn esc(s: &str) -> String {
+pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -236,7 +236,7 @@ fn texts(t: &[&str]) -> Vec<String> {
 
 /// A table (in a horizontally scrolling box on narrow screens); `head` and `cells` are HTML
 /// fragments (no header row if `head` is empty), `align` has one `l` or `r` per column.
-fn table(caption: Option<&str>, head: &[String], align: &str, cells: &[Vec<String>]) -> String {
+pub fn table(caption: Option<&str>, head: &[String], align: &str, cells: &[Vec<String>]) -> String {
     let cls = |i: usize| if align.as_bytes().get(i) == Some(&b'r') { " class=\"num\"" } else { "" };
     let mut t = String::from("<div class=\"scroll\"><table>\n");
     if let Some(c) = caption {
@@ -264,7 +264,7 @@ fn table(caption: Option<&str>, head: &[String], align: &str, cells: &[Vec<Strin
 /// Every `*.svg` of `dir` but those in `skip` (shown elsewhere) as captioned figures numbered
 /// from `first`: those named in `known` first, in that order and with their captions, then the
 /// others sorted by name.
-fn charts(dir: &Path, known: &[(&str, &str)], skip: &[&str], first: usize) -> Result<String> {
+pub fn charts(dir: &Path, known: &[(&str, &str)], skip: &[&str], first: usize) -> Result<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .with_context(|| format!("listing {}", dir.display()))?
         .filter_map(|e| e.ok())
@@ -383,7 +383,7 @@ fn length_px(v: &str) -> Option<f64> {
 const STYLE: &str = include_str!("html/style.css");
 
 /// The whole page around `body`.
-fn page(title: &str, body: &str) -> String {
+pub fn page(title: &str, body: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n\

@@ -17,6 +17,7 @@ mod axis;
 mod canvas;
 pub mod charts;
 mod colorbar;
+pub mod compare_charts;
 pub mod explain;
 pub mod factory_charts;
 mod frame;

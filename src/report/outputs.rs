@@ -84,7 +84,7 @@ fn wait_chart(run: &RunData) -> WaitTimes {
             groups.iter_mut().find(|(n, _)| n == g).expect("listed").1.push(wait);
         }
     }
-    WaitTimes { title: format!("Waiting time to match — {}", run.meta.label()), groups }
+    WaitTimes { title: format!("Waiting time to match — {}", run.meta.label()), groups, styles: Vec::new() }
 }
 
 /// The PanDA columns of `jobs.parquet` (looked up by name), when the run has PanDA jobs.

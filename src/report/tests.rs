@@ -101,7 +101,7 @@ fn realistic_waits() -> WaitTimes {
             ((*label).to_owned(), waits)
         })
         .collect();
-    WaitTimes { title: "Job waiting time — quickstart, seed 42".to_owned(), groups }
+    WaitTimes { title: "Job waiting time — quickstart, seed 42".to_owned(), groups, ..Default::default() }
 }
 
 /// Shared by the sweep-chart tests: PNG and SVG are well formed, sized 1600×900, contain
@@ -148,7 +148,7 @@ fn wait_time_distribution_renders_realistic_data() {
 #[test]
 fn wait_time_distribution_uses_linear_axis_for_narrow_ranges() {
     let waits = (20..=200).map(|i| f64::from(i) * 36.0).collect();
-    let c = WaitTimes { title: "narrow".to_owned(), groups: vec![("g".to_owned(), waits)] };
+    let c = WaitTimes { title: "narrow".to_owned(), groups: vec![("g".to_owned(), waits)], ..Default::default() };
     let r = wait_time_distribution(&c).expect("render");
     check("wait_time_linear", &r, &["narrow", "p50 1.1 h, p95 1.9 h (n = 181)"]);
     assert!(!r.svg.contains("log scale"));
@@ -229,7 +229,7 @@ fn wait_time_distribution_survives_degenerate_inputs() {
         (vec![group(vec![0.0, 1.0, 1e7]), group(vec![])], false),
     ];
     for (i, (groups, no_data)) in cases.into_iter().enumerate() {
-        let c = WaitTimes { title: "degenerate".to_owned(), groups };
+        let c = WaitTimes { title: "degenerate".to_owned(), groups, ..Default::default() };
         let r = wait_time_distribution(&c).unwrap_or_else(|e| panic!("case {i}: {e}"));
         check(&format!("degenerate_waits_{i}"), &r, &["degenerate"]);
         // Groups without data say so in the legend, so only check charts without.
@@ -267,7 +267,10 @@ fn extreme_values_do_not_panic() {
     check("extreme_pilots", &pilots_over_time(&c).expect("render"), &["extreme"]);
     let s = shares(vec![entity("a", huge, vec![(0.0, huge), (-huge, 0.5)])], huge, huge);
     check("extreme_share", &share_convergence(&s).expect("render"), &["degenerate"]);
-    let w =
-        WaitTimes { title: "extreme".to_owned(), groups: vec![("g".to_owned(), vec![f64::MIN_POSITIVE, huge, 0.0])] };
+    let w = WaitTimes {
+        title: "extreme".to_owned(),
+        groups: vec![("g".to_owned(), vec![f64::MIN_POSITIVE, huge, 0.0])],
+        ..Default::default()
+    };
     check("extreme_waits", &wait_time_distribution(&w).expect("render"), &["extreme"]);
 }

@@ -17,6 +17,7 @@ const LAYERS: &[&[&str]] = &[
     &["report"],
     &["run"],
     &["sweep"],
+    &["compare"],
 ];
 
 fn layer_of(module: &str) -> Option<usize> {

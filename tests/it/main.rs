@@ -2,6 +2,7 @@ mod arch;
 mod boundary;
 mod check;
 mod cli;
+mod compare;
 mod determinism;
 mod factory;
 mod inputs;

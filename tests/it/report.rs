@@ -179,6 +179,23 @@ fn report_of_a_panda_run_renders_in_chromium_with_its_panda_section() {
 }
 
 #[test]
+fn compare_html_renders_in_chromium_with_its_table_and_overlay_charts() {
+    let Some(chromium) = chromium() else { return };
+    let dir = temp("compare").join("compare");
+    let q = pilotsim::scenario::quickstart();
+    let side = |epf: &str| {
+        let sets = ["duration_s=28800".to_string(), format!("dirac.director.extra_pilot_fraction={epf}")];
+        pilotsim::run::prepare(&q, &sets).unwrap()
+    };
+    let (a, b) = (side("0.2"), side("0.5"));
+    let c = pilotsim::compare::run_scenarios((&a, "epf 0.2"), (&b, "epf 0.5"), 2, None, |_, _| {}).unwrap();
+    pilotsim::compare::outputs::write_all(&dir, &c).unwrap();
+    let texts = ["<h2>Key metrics</h2>", "<code>pilots.submitted</code>", "beyond noise", "user_wait_times.svg"];
+    check_in_chromium(&chromium, &dir, &dir.join("compare.html"), 4, &texts);
+    std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
+}
+
+#[test]
 fn report_subcommand_writes_report_html_and_rejects_other_directories() {
     let pilotsim = || Command::new(env!("CARGO_BIN_EXE_pilotsim"));
     let dir = run_dir("cli");

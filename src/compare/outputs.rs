@@ -1,0 +1,371 @@
+//! What a comparison writes: `compare.json` (both sides, the pairing and every metric's row),
+//! `compare.parquet` (the same rows, one per metric), the overlay charts as PNG and SVG, and
+//! `compare.html` ([`super::html`]); and the text table the terminal shows.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde_json::json;
+
+use super::table::{Row, key_rows};
+use super::trace::Waits;
+use super::{Comparison, Side, Trace};
+use crate::metrics::columns::Data;
+use crate::metrics::{parquet, write};
+use crate::report::compare_charts::{Overlay, OverlaySeries, overlay};
+use crate::report::outputs::write_chart;
+use crate::report::{Rendered, WaitTimes, wait_time_distribution};
+use crate::sweep::outputs::{is_fraction, t975};
+
+/// File names inside a comparison's directory.
+pub const JSON_FILE: &str = "compare.json";
+pub const PARQUET_FILE: &str = "compare.parquet";
+pub const HTML_FILE: &str = "compare.html";
+
+/// Users shown in the per-user wait chart: those with most matched jobs.
+const MAX_USERS: usize = 8;
+
+/// Write every output of `c` into `dir` (created if missing), each file atomically.
+pub fn write_all(dir: &Path, c: &Comparison) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let json = serde_json::to_string_pretty(&to_json(c))? + "\n";
+    write::atomic(&dir.join(JSON_FILE), json.as_bytes())?;
+    let table = parquet::write_data(&columns(&c.rows), &metadata(c))?;
+    write::atomic(&dir.join(PARQUET_FILE), &table)?;
+    for (stem, chart) in charts(c)? {
+        write_chart(dir, stem, chart)?;
+    }
+    super::html::write(dir)?;
+    Ok(())
+}
+
+/// `compare.json`.
+pub fn to_json(c: &Comparison) -> serde_json::Value {
+    let side = |s: &Side| {
+        json!({
+            "description": s.description,
+            "scenario": s.scenario,
+            "simulated_hours": s.hours,
+            "seeds": s.replicas.iter().map(|r| r.seed).collect::<Vec<_>>(),
+        })
+    };
+    json!({
+        "pilotsim_version": crate::VERSION,
+        "a": side(&c.a),
+        "b": side(&c.b),
+        "pairing": c.pairing,
+        "key_metrics": key_rows(&c.rows).iter().map(|r| r.metric.clone()).collect::<Vec<_>>(),
+        "rows": c.rows,
+    })
+}
+
+fn metadata(c: &Comparison) -> Vec<(String, String)> {
+    vec![
+        ("pilotsim_version".into(), crate::VERSION.into()),
+        ("a".into(), c.a.description.clone()),
+        ("b".into(), c.b.description.clone()),
+        ("pairing".into(), format!("{:?}", c.pairing).to_lowercase()),
+    ]
+}
+
+/// One row per metric: A's and B's mean, std and count, the difference, its interval and
+/// whether it is larger than the noise.
+fn columns(rows: &[Row]) -> Vec<(String, Data)> {
+    let f = |g: &dyn Fn(&Row) -> f64| Data::F64(rows.iter().map(|r| Some(g(r))).collect());
+    let n = |g: &dyn Fn(&Row) -> u32| Data::U32(rows.iter().map(|r| Some(g(r))).collect());
+    vec![
+        ("metric".into(), Data::Str(rows.iter().map(|r| Some(r.metric.clone())).collect())),
+        ("key".into(), Data::Bool(rows.iter().map(|r| Some(super::table::is_key(&r.metric))).collect())),
+        ("a_mean".into(), f(&|r| r.a.mean)),
+        ("a_std".into(), f(&|r| r.a.std)),
+        ("a_n".into(), n(&|r| r.a.n)),
+        ("b_mean".into(), f(&|r| r.b.mean)),
+        ("b_std".into(), f(&|r| r.b.std)),
+        ("b_n".into(), n(&|r| r.b.n)),
+        ("diff".into(), f(&|r| r.diff)),
+        ("ci95".into(), Data::F64(rows.iter().map(|r| r.ci95).collect())),
+        ("significant".into(), Data::Bool(rows.iter().map(|r| Some(r.significant)).collect())),
+    ]
+}
+
+/// A value as the table shows it: fractions as percentages, integers as integers, others
+/// with three significant digits (at least the units).
+pub fn fmt_value(metric: &str, v: f64) -> String {
+    if !v.is_finite() {
+        return "—".into();
+    }
+    if is_fraction(metric) {
+        return format!("{}%", number(100.0 * v, 1));
+    }
+    number(v, 0)
+}
+
+/// `v` with three significant digits (two below 1; percentages from 1 up with one decimal),
+/// none for integers and values of 100 or more; the minus sign typographic.
+fn number(v: f64, min_decimals: usize) -> String {
+    let a = v.abs();
+    let decimals = if v == v.trunc() && min_decimals == 0 || a >= 100.0 {
+        0
+    } else if a >= 10.0 {
+        1
+    } else if a >= 1.0 || a == 0.0 {
+        // Percentages keep one decimal from 1 % up, as the summary prints them.
+        if min_decimals > 0 { 1 } else { 2 }
+    } else {
+        (1 - a.log10().floor() as i32).clamp(2, 6) as usize
+    };
+    let s = format!("{a:.*}", decimals.max(min_decimals));
+    if v < 0.0 && s.chars().any(|c| c.is_ascii_digit() && c != '0') { format!("−{s}") } else { s }
+}
+
+/// A difference: signed, in percentage points for fractions.
+pub fn fmt_diff(metric: &str, d: f64) -> String {
+    if !d.is_finite() {
+        return "—".into();
+    }
+    let (s, unit) = if is_fraction(metric) { (number(100.0 * d, 1), " pp") } else { (number(d, 0), "") };
+    if s.starts_with('−') { format!("{s}{unit}") } else { format!("+{s}{unit}") }
+}
+
+/// The half-width of an interval, unsigned.
+fn fmt_half(metric: &str, h: f64) -> String {
+    format!("±{}", fmt_diff(metric, h.abs()).trim_start_matches('+'))
+}
+
+/// The header of the key-metrics table.
+pub const HEAD: [&str; 6] = ["metric", "A", "B", "B − A", "95 % CI", "beyond noise"];
+
+/// A key row as text: metric, A, B, B − A, the half-width of its 95 % interval and whether
+/// the difference is beyond the noise (`n/a` with one run a side).
+pub fn row_cells(r: &Row) -> [String; 6] {
+    let ci = r.ci95.map_or("—".to_string(), |h| fmt_half(&r.metric, h));
+    let noise = match (r.ci95, r.significant) {
+        (None, _) => "n/a",
+        (Some(_), true) => "yes",
+        (Some(_), false) => "no",
+    };
+    [
+        r.metric.clone(),
+        fmt_value(&r.metric, r.a.mean),
+        fmt_value(&r.metric, r.b.mean),
+        fmt_diff(&r.metric, r.diff),
+        ci,
+        noise.into(),
+    ]
+}
+
+/// The key rows as the terminal shows them, in aligned columns.
+pub fn text_table(c: &Comparison) -> String {
+    let cells: Vec<[String; 6]> = key_rows(&c.rows).into_iter().map(row_cells).collect();
+    let width =
+        |i: usize| cells.iter().map(|c| c[i].chars().count()).chain([HEAD[i].chars().count()]).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..HEAD.len()).map(width).collect();
+    let mut out = String::new();
+    let mut line = |row: &[&str]| {
+        for (i, cell) in row.iter().enumerate() {
+            let pad = " ".repeat(widths[i] - cell.chars().count());
+            let _ = if i == 0 { write!(out, "{cell}{pad}") } else { write!(out, "  {pad}{cell}") };
+        }
+        out.push('\n');
+    };
+    line(&HEAD);
+    for c in &cells {
+        line(&c.iter().map(String::as_str).collect::<Vec<_>>());
+    }
+    out
+}
+
+/// Traces of a side's replicas (empty for a directory).
+fn traces(s: &Side) -> Vec<&Trace> {
+    s.replicas.iter().filter_map(|r| r.trace.as_ref()).collect()
+}
+
+/// The overlay charts, by file stem; none when a side has no traces (directories).
+pub fn charts(c: &Comparison) -> Result<Vec<(&'static str, Rendered)>> {
+    let (ta, tb) = (traces(&c.a), traces(&c.b));
+    if ta.is_empty() || tb.is_empty() {
+        return Ok(Vec::new());
+    }
+    let title = |what: &str| format!("{what} — A: {} · B: {}", c.a.description, c.b.description);
+    let end_hours = c.a.hours.max(c.b.hours);
+    let mut out = Vec::new();
+
+    // Share convergence: every group either side has, in A's order then B's.
+    let mut groups: Vec<String> = Vec::new();
+    for t in ta.iter().chain(&tb) {
+        for g in &t.groups {
+            if !groups.contains(&g.name) {
+                groups.push(g.name.clone());
+            }
+        }
+    }
+    let mut series = Vec::new();
+    let mut guides = Vec::new();
+    for (color, g) in groups.iter().enumerate() {
+        let mut targets = Vec::new();
+        for (side, ts) in [("A", &ta), ("B", &tb)] {
+            let Some(first) = ts[0].groups.iter().find(|x| &x.name == g) else { continue };
+            targets.push((side, first.target));
+            let values: Vec<&[f64]> =
+                ts.iter().filter_map(|t| t.groups.iter().find(|x| &x.name == g).map(|x| x.values.as_slice())).collect();
+            series.push(side_series(g, side, color, &ts[0].hours, &values, true));
+        }
+        match targets.as_slice() {
+            [(_, a), (_, b)] if a == b => guides.push((*a, format!("{g} target"))),
+            ts => guides.extend(ts.iter().map(|(side, t)| (*t, format!("{g} target ({side})")))),
+        }
+    }
+    out.push((
+        "share_convergence",
+        overlay(&Overlay {
+            title: title("Share convergence"),
+            y_label: "running share (mean of replicas, 95 % CI)".into(),
+            percent: true,
+            end_hours,
+            series,
+            guides,
+        })?,
+    ));
+
+    // Pilots over time.
+    let mut series = Vec::new();
+    for (color, (what, get)) in [
+        ("running pilots", (|t: &Trace| &t.pilots_running) as fn(&Trace) -> &Vec<f64>),
+        ("waiting pilots", |t: &Trace| &t.pilots_waiting),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for (side, ts) in [("A", &ta), ("B", &tb)] {
+            let values: Vec<&[f64]> = ts.iter().map(|t| get(t).as_slice()).collect();
+            series.push(side_series(what, side, color, &ts[0].hours, &values, false));
+        }
+    }
+    out.push((
+        "pilots_over_time",
+        overlay(&Overlay {
+            title: title("Pilots"),
+            y_label: "pilots (mean of replicas, 95 % CI)".into(),
+            percent: false,
+            end_hours,
+            series,
+            guides: Vec::new(),
+        })?,
+    ));
+
+    // Waits, pooled over the replicas of each side: per group, and per user.
+    out.push((
+        "wait_times",
+        wait_times(&title("Waiting time to match per group"), &ta, &tb, |t| &t.group_waits, usize::MAX)?,
+    ));
+    if ta.iter().chain(&tb).any(|t| !t.user_waits.is_empty()) {
+        out.push((
+            "user_wait_times",
+            wait_times(&title("Waiting time to match per user"), &ta, &tb, |t| &t.user_waits, MAX_USERS)?,
+        ));
+    }
+    Ok(out)
+}
+
+/// One side's mean series with its band.
+fn side_series(name: &str, side: &str, color: usize, hours: &[f64], replicas: &[&[f64]], share: bool) -> OverlaySeries {
+    let (means, mut band) = mean_band(replicas);
+    if share {
+        // A share lies in [0, 1]; so does the interval drawn for it.
+        band.iter_mut().for_each(|(lo, hi)| (*lo, *hi) = (lo.max(0.0), hi.min(1.0)));
+    }
+    OverlaySeries {
+        label: format!("{name} ({side})"),
+        color,
+        dashed: side == "B",
+        points: hours.iter().copied().zip(means).collect(),
+        band: if replicas.len() > 1 { band } else { Vec::new() },
+    }
+}
+
+/// The wait ECDFs of both sides, A solid and B dashed in each entity's colour; at most
+/// `max` entities (those with most matched jobs on both sides together).
+fn wait_times(title: &str, ta: &[&Trace], tb: &[&Trace], get: fn(&Trace) -> &Waits, max: usize) -> Result<Rendered> {
+    let mut names: Vec<(String, usize)> = Vec::new();
+    for t in ta.iter().chain(tb) {
+        for (name, waits) in get(t) {
+            match names.iter_mut().find(|(n, _)| n == name) {
+                Some(e) => e.1 += waits.len(),
+                None => names.push((name.clone(), waits.len())),
+            }
+        }
+    }
+    if names.len() > max {
+        let mut by_count = names.clone();
+        by_count.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        by_count.truncate(max);
+        names.retain(|n| by_count.iter().any(|k| k.0 == n.0));
+    }
+    let pooled = |ts: &[&Trace], name: &str| -> Vec<f64> {
+        ts.iter().flat_map(|t| get(t).iter().filter(|(n, _)| n == name).flat_map(|(_, w)| w.iter().copied())).collect()
+    };
+    let mut groups = Vec::new();
+    let mut styles = Vec::new();
+    for (color, (name, _)) in names.iter().enumerate() {
+        for (side, ts) in [("A", ta), ("B", tb)] {
+            groups.push((format!("{name} ({side})"), pooled(ts, name)));
+            styles.push((color, side == "B"));
+        }
+    }
+    Ok(wait_time_distribution(&WaitTimes { title: title.into(), groups, styles })?)
+}
+
+/// Mean and 95 % interval at each index of equally long replica series (the replicas of one
+/// side sample at the same instants); NaN values are left out of their index's statistics.
+pub fn mean_band(replicas: &[&[f64]]) -> (Vec<f64>, Vec<(f64, f64)>) {
+    let len = replicas.iter().map(|r| r.len()).min().unwrap_or(0);
+    let mut means = Vec::with_capacity(len);
+    let mut band = Vec::with_capacity(len);
+    for i in 0..len {
+        let v: Vec<f64> = replicas.iter().map(|r| r[i]).filter(|x| x.is_finite()).collect();
+        if v.is_empty() {
+            means.push(f64::NAN);
+            band.push((f64::NAN, f64::NAN));
+            continue;
+        }
+        let s = crate::sweep::stat(&v);
+        let h = if s.n >= 2 { t975(s.n - 1) * s.std / f64::from(s.n).sqrt() } else { 0.0 };
+        means.push(s.mean);
+        band.push((s.mean - h, s.mean + h));
+    }
+    (means, band)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_as_an_operator_expects() {
+        assert_eq!(fmt_value("jobs.done", 14690.0), "14690");
+        assert_eq!(fmt_value("pilots.aborted", 58.25), "58.2");
+        assert_eq!(fmt_value("pilots.aborted", 2.25), "2.25");
+        assert_eq!(fmt_value("x", 0.001234), "0.0012");
+        assert_eq!(fmt_value("pilot_efficiency", 0.9183), "91.8%");
+        assert_eq!(fmt_diff("pilot_efficiency", -0.004), "−0.40 pp");
+        assert_eq!(fmt_diff("pilot_efficiency", -0.04), "−4.0 pp");
+        assert_eq!(fmt_diff("entities.g/carol.achieved_share", 0.00003), "+0.0030 pp");
+        assert_eq!(fmt_diff("jobs.done", -224.75), "−225");
+        assert_eq!(fmt_diff("jobs.done", 0.0), "+0");
+        assert_eq!(fmt_half("pilots.aborted", 5.257), "±5.26");
+        assert_eq!(fmt_value("x", f64::NAN), "—");
+    }
+
+    #[test]
+    fn mean_band_is_the_t_interval_at_each_instant() {
+        let a = [1.0, 2.0, f64::NAN];
+        let b = [3.0, 2.0, f64::NAN];
+        let (m, band) = mean_band(&[&a, &b]);
+        assert_eq!(m[..2], [2.0, 2.0]);
+        // s = √2, t(0.975, 1) = 12.706: half-width 12.706 · √2 / √2.
+        assert!((band[0].1 - 2.0 - 12.706).abs() < 1e-9);
+        assert_eq!(band[1], (2.0, 2.0));
+        assert!(m[2].is_nan());
+    }
+}

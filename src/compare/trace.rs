@@ -1,0 +1,76 @@
+//! What a comparison keeps of one run for its overlay charts: the share and pilot time series
+//! and every job's wait, by group and by user. A few numbers per sample and one per job, so
+//! that the replicas of both sides fit in memory side by side.
+
+use crate::metrics::RunData;
+use crate::metrics::recorder::Level;
+
+/// Waits from submission to match in seconds, per named entity.
+pub type Waits = Vec<(String, Vec<f64>)>;
+
+/// One run's time series and waits.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Trace {
+    /// Sampling instants, hours since the start.
+    pub hours: Vec<f64>,
+    /// Running share of each group at each instant (in its system's unit; NaN when its
+    /// siblings run nothing), with its target.
+    pub groups: Vec<Series>,
+    /// Running and waiting pilots at each instant.
+    pub pilots_running: Vec<f64>,
+    pub pilots_waiting: Vec<f64>,
+    /// Waits from submission to match, seconds, per group (groups in scenario order).
+    pub group_waits: Waits,
+    /// The same per user of the groups whose users share them (`group/user`).
+    pub user_waits: Waits,
+}
+
+/// One group's running share over time.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Series {
+    pub name: String,
+    pub target: f64,
+    pub values: Vec<f64>,
+}
+
+impl Trace {
+    /// The trace of a finished run.
+    pub fn of(run: &RunData) -> Self {
+        let r = &*run.recorder;
+        let hours = r.samples.iter().map(|s| s.time.as_hours_f64()).collect();
+        let groups = (0..r.entities.len())
+            .filter(|&e| r.entities[e].level == Level::Group)
+            .map(|e| Series {
+                name: r.entities[e].name.clone(),
+                target: r.entities[e].target_share,
+                values: r.samples.iter().map(|s| s.share[e]).collect(),
+            })
+            .collect();
+        let mut group_waits = Waits::new();
+        let mut user_waits = Waits::new();
+        // Entity index → slot in the lists, in the recorder's (scenario) order.
+        let mut slot: Vec<Option<(bool, usize)>> = vec![None; r.entities.len()];
+        for (e, def) in r.entities.iter().enumerate() {
+            let list = if def.level == Level::Group { &mut group_waits } else { &mut user_waits };
+            slot[e] = Some((def.level == Level::Group, list.len()));
+            list.push((def.name.clone(), Vec::new()));
+        }
+        for j in run.jobs {
+            let Some(wait) = j.wait_s() else { continue };
+            for e in run.entities_of_stream[j.stream as usize].each() {
+                if let Some((is_group, i)) = slot[e] {
+                    let list = if is_group { &mut group_waits } else { &mut user_waits };
+                    list[i].1.push(wait);
+                }
+            }
+        }
+        Self {
+            hours,
+            groups,
+            pilots_running: r.samples.iter().map(|s| f64::from(s.pilots.running)).collect(),
+            pilots_waiting: r.samples.iter().map(|s| f64::from(s.pilots.waiting)).collect(),
+            group_waits,
+            user_waits,
+        }
+    }
+}
