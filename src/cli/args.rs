@@ -69,7 +69,7 @@ pub enum Command {
     /// B − A, its 95 % CI, whether it is beyond the noise) and writes DIR/compare.html,
     /// compare.json, compare.parquet (every metric) and PNG + SVG charts that overlay A
     /// (solid) and B (dashed). Example:
-    /// pilotsim compare scenarios/tuning_extra_pilot_fraction.ron
+    /// pilotsim compare scenarios/tuning_extra_pilots.ron
     ///   --a dirac.director.extra_pilot_fraction=0.2 --b dirac.director.extra_pilot_fraction=0.5
     Compare(CompareArgs),
     /// Combine the directories of a sharded sweep into the files an unsharded sweep makes.
