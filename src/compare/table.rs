@@ -118,15 +118,29 @@ pub fn key_rank(metric: &str) -> Option<usize> {
     if let Some(i) = EXACT.iter().position(|m| *m == metric) {
         return Some(i);
     }
-    let parts: Vec<&str> = metric.split('.').collect();
-    let rank = match parts.as_slice() {
-        ["entities", _, "achieved_share"] => 20,
-        ["wait_time_s", _, "p50"] => 30,
-        ["wait_time_s", _, "p95"] => 31,
-        ["factory", _, "pilot_efficiency"] => 40,
-        ["factory", _, "throughput_jobs_per_h"] => 41,
-        ["network", "transfers"] | ["network", "bytes_moved"] => 50,
-        _ => return None,
+    // Names may hold dots (`users.lhcb_user/john.doe.wait_s.p95`): matched by prefix and suffix.
+    let is = |prefix: &str, suffix: &str| metric.starts_with(prefix) && metric.ends_with(suffix);
+    // A user's share is a row of its own (`users.`), not an entity's.
+    let rank = if is("entities.", ".achieved_share") && !metric.contains('/') {
+        20
+    } else if is("users.", ".achieved_share") {
+        21
+    } else if is("wait_time_s.", ".p50") {
+        30
+    } else if is("wait_time_s.", ".p95") {
+        31
+    } else if is("users.", ".wait_s.p50") {
+        32
+    } else if is("users.", ".wait_s.p95") {
+        33
+    } else if is("factory.", ".pilot_efficiency") {
+        40
+    } else if is("factory.", ".throughput_jobs_per_h") {
+        41
+    } else if metric == "network.transfers" || metric == "network.bytes_moved" {
+        50
+    } else {
+        return None;
     };
     Some(rank)
 }
@@ -198,10 +212,26 @@ mod tests {
 
     #[test]
     fn key_rows_come_in_reading_order() {
-        let names = ["wait_time_s.g.p95", "entities.g.achieved_share", "jobs.done", "pilots.submitted", "events"];
+        let names = [
+            "wait_time_s.g.p95",
+            "users.g/j.doe.wait_s.p95",
+            "users.g/j.doe.wait_s.mean",
+            "entities.g.achieved_share",
+            "entities.g/j.doe.achieved_share",
+            "jobs.done",
+            "pilots.submitted",
+            "events",
+        ];
         let maps: Vec<BTreeMap<String, f64>> = vec![names.iter().map(|n| (n.to_string(), 1.0)).collect()];
         let all = rows(&maps, &maps, Pairing::Paired);
         let keys: Vec<&str> = key_rows(&all).iter().map(|r| r.metric.as_str()).collect();
-        assert_eq!(keys, ["jobs.done", "pilots.submitted", "entities.g.achieved_share", "wait_time_s.g.p95"]);
+        let want = [
+            "jobs.done",
+            "pilots.submitted",
+            "entities.g.achieved_share",
+            "wait_time_s.g.p95",
+            "users.g/j.doe.wait_s.p95",
+        ];
+        assert_eq!(keys, want);
     }
 }

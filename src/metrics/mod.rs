@@ -10,6 +10,7 @@ pub mod recorder;
 pub mod summary;
 pub mod summary_text;
 pub mod tables;
+pub mod users;
 pub mod warnings;
 pub mod write;
 

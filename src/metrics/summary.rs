@@ -118,6 +118,11 @@ pub struct Summary {
     pub jain_index: Option<f64>,
     /// Waiting time per group.
     pub wait_time_s: BTreeMap<String, WaitStats>,
+    /// Every user's waits and achieved share within its group (module `users`): the users of
+    /// groups whose users share them (`group/user`) and PanDA's analysis users (`gshare/user`);
+    /// absent when there are none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub users: BTreeMap<String, super::users::UserSummary>,
     /// Jobs a WMS gave up before they ran (PanDA's closed jobs); absent when 0.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub jobs_cancelled: u64,
@@ -287,6 +292,8 @@ pub fn build(run: &mut RunData) -> Summary {
         .filter(|(def, _)| def.level == Level::Group)
         .map(|(def, w)| (def.name.clone(), w.clone()))
         .collect();
+    let achieved_options: Vec<Option<f64>> = achieved.iter().map(|a| finite(*a)).collect();
+    let users = super::users::build(run, &wait_stats, &achieved_options);
     let site_names: Vec<&str> = run.scenario.sites.iter().map(|s| s.name.as_str()).collect();
     let m = &run.meta;
     let mut summary = Summary {
@@ -311,6 +318,7 @@ pub fn build(run: &mut RunData) -> Summary {
         convergence_time_h: if all_converge { converged } else { None },
         jain_index: jain(&ratios),
         wait_time_s: waits,
+        users,
         jobs_cancelled: count(JobStatus::Cancelled),
         wms: run.wms_summaries.clone(),
         factory: run.factory_summaries.clone(),

@@ -15,7 +15,7 @@ fn hours(v: Option<f64>) -> String {
 }
 
 /// The report printed by `pilotsim run`: run identity and speed, job and pilot counts,
-/// target against achieved shares per entity, waiting times per group, and where the
+/// target against achieved shares per entity, waiting times per group and per user, and where the
 /// outputs are (`dir`). `origin` says where the scenario came from. Ends with a newline.
 pub fn terminal_report(s: &Summary, origin: &str, dir: &Path) -> String {
     let mut out = String::new();
@@ -76,6 +76,24 @@ fn write_report(out: &mut String, s: &Summary, origin: &str, dir: &Path) -> std:
     writeln!(out, "\n{:<28} {:>8} {:>10} {:>10}", "waiting time", "jobs", "p50", "p95")?;
     for (g, w) in &s.wait_time_s {
         writeln!(out, "{g:<28} {:>8} {:>10} {:>10}", w.n, hours(w.p50), hours(w.p95))?;
+    }
+    if !s.users.is_empty() {
+        writeln!(
+            out,
+            "\n{:<28} {:>8} {:>10} {:>10} {:>9} {:>7}   (share of the group's running time)",
+            "user", "jobs", "p50", "p95", "achieved", "target"
+        )?;
+        for (name, u) in &s.users {
+            writeln!(
+                out,
+                "{name:<28} {:>8} {:>10} {:>10} {:>9} {:>7}",
+                u.wait_s.n,
+                hours(u.wait_s.p50),
+                hours(u.wait_s.p95),
+                pct(u.achieved_share),
+                pct(u.target_share)
+            )?;
+        }
     }
     if !s.warnings.is_empty() {
         writeln!(out)?;
