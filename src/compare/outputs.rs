@@ -14,7 +14,7 @@ use super::{Comparison, Side, Trace};
 use crate::metrics::columns::Data;
 use crate::metrics::{parquet, write};
 use crate::report::compare_charts::{Overlay, OverlaySeries, overlay};
-use crate::report::outputs::write_chart;
+use crate::report::outputs::{MAX_USERS, write_chart};
 use crate::report::{Rendered, WaitTimes, wait_time_distribution};
 use crate::sweep::outputs::{is_fraction, t975};
 
@@ -22,9 +22,6 @@ use crate::sweep::outputs::{is_fraction, t975};
 pub const JSON_FILE: &str = "compare.json";
 pub const PARQUET_FILE: &str = "compare.parquet";
 pub const HTML_FILE: &str = "compare.html";
-
-/// Users shown in the per-user wait chart: those with most matched jobs.
-const MAX_USERS: usize = 8;
 
 /// Write every output of `c` into `dir` (created if missing), each file atomically.
 pub fn write_all(dir: &Path, c: &Comparison) -> Result<()> {

@@ -2,8 +2,8 @@
 //! and every job's wait, by group and by user. A few numbers per sample and one per job, so
 //! that the replicas of both sides fit in memory side by side.
 
-use crate::metrics::RunData;
-use crate::metrics::recorder::Level;
+use crate::metrics::recorder::{Level, Recorder};
+use crate::metrics::{RunData, users};
 
 /// Waits from submission to match in seconds, per named entity.
 pub type Waits = Vec<(String, Vec<f64>)>;
@@ -21,7 +21,8 @@ pub struct Trace {
     pub pilots_waiting: Vec<f64>,
     /// Waits from submission to match, seconds, per group (groups in scenario order).
     pub group_waits: Waits,
-    /// The same per user of the groups whose users share them (`group/user`).
+    /// The same per user (`summary.json` `users`: DIRAC's user entities, PanDA's analysis
+    /// users).
     pub user_waits: Waits,
 }
 
@@ -38,30 +39,23 @@ impl Trace {
     pub fn of(run: &RunData) -> Self {
         let r = &*run.recorder;
         let hours = r.samples.iter().map(|s| s.time.as_hours_f64()).collect();
-        let groups = (0..r.entities.len())
-            .filter(|&e| r.entities[e].level == Level::Group)
+        let groups = groups_of(r)
             .map(|e| Series {
                 name: r.entities[e].name.clone(),
                 target: r.entities[e].target_share,
                 values: r.samples.iter().map(|s| s.share[e]).collect(),
             })
             .collect();
-        let mut group_waits = Waits::new();
-        let mut user_waits = Waits::new();
-        // Entity index → slot in the lists, in the recorder's (scenario) order.
-        let mut slot: Vec<Option<(bool, usize)>> = vec![None; r.entities.len()];
-        for (e, def) in r.entities.iter().enumerate() {
-            let list = if def.level == Level::Group { &mut group_waits } else { &mut user_waits };
-            slot[e] = Some((def.level == Level::Group, list.len()));
-            list.push((def.name.clone(), Vec::new()));
-        }
+        // Group entities are the workload's groups, in scenario order.
+        let mut group_waits: Waits = groups_of(r).map(|e| (r.entities[e].name.clone(), Vec::new())).collect();
+        let slot: Vec<Option<usize>> = {
+            let mut slot = vec![None; r.entities.len()];
+            groups_of(r).enumerate().for_each(|(i, e)| slot[e] = Some(i));
+            slot
+        };
         for j in run.jobs {
-            let Some(wait) = j.wait_s() else { continue };
-            for e in run.entities_of_stream[j.stream as usize].each() {
-                if let Some((is_group, i)) = slot[e] {
-                    let list = if is_group { &mut group_waits } else { &mut user_waits };
-                    list[i].1.push(wait);
-                }
+            if let (Some(wait), Some(i)) = (j.wait_s(), slot[run.entities_of_stream[j.stream as usize].group]) {
+                group_waits[i].1.push(wait);
             }
         }
         Self {
@@ -70,7 +64,12 @@ impl Trace {
             pilots_running: r.samples.iter().map(|s| f64::from(s.pilots.running)).collect(),
             pilots_waiting: r.samples.iter().map(|s| f64::from(s.pilots.waiting)).collect(),
             group_waits,
-            user_waits,
+            user_waits: users::waits(run),
         }
     }
+}
+
+/// The group entities' indices, in the recorder's (scenario) order.
+fn groups_of(r: &Recorder) -> impl Iterator<Item = usize> + '_ {
+    (0..r.entities.len()).filter(|&e| r.entities[e].level == Level::Group)
 }

@@ -67,17 +67,11 @@ pub fn build(run: &RunData, entity_waits: &[WaitStats], achieved: &[Option<f64>]
             unit * (to - from).max(0.0)
         });
         group_running[of.group] += running;
-        let stream = &run.streams[j.stream as usize];
-        // DIRAC's users are its user entities: a JOB_SHARING group's users do not share it.
-        let panda = run.wms_names.get(usize::from(stream.wms)).is_some_and(|w| w == "panda");
-        if of.user.is_some() || !panda || stream.kind != JobKind::Analysis {
-            continue;
+        if let Some(User::Panda { group, owner }) = user_of(run, j) {
+            let entry = per_user.entry((group, owner)).or_default();
+            entry.0.extend(j.wait_s());
+            entry.1 += running;
         }
-        let entry = per_user.entry((of.group, stream.owner.as_str())).or_default();
-        if let Some(w) = j.wait_s() {
-            entry.0.push(w);
-        }
-        entry.1 += running;
     }
     for ((g, owner), (waits, running)) in per_user {
         let group = r.entities[g].name.clone();
@@ -93,6 +87,43 @@ pub fn build(run: &RunData, entity_waits: &[WaitStats], achieved: &[Option<f64>]
         );
     }
     users
+}
+
+/// Whose a job is, when its user is one of [`build`]'s.
+enum User<'r> {
+    /// A DIRAC user entity.
+    Entity(usize),
+    /// A PanDA analysis user: the gshare's entity and `prodUserName`.
+    Panda { group: usize, owner: &'r str },
+}
+
+fn user_of<'r>(run: &'r RunData, j: &crate::workload::Job) -> Option<User<'r>> {
+    let of = run.entities_of_stream[j.stream as usize];
+    if let Some(u) = of.user {
+        return Some(User::Entity(u));
+    }
+    let stream = &run.streams[j.stream as usize];
+    // DIRAC's users are its user entities: a JOB_SHARING group's users do not share it.
+    let panda = run.wms_names.get(usize::from(stream.wms)).is_some_and(|w| w == "panda");
+    (panda && stream.kind == JobKind::Analysis).then_some(User::Panda { group: of.group, owner: &stream.owner })
+}
+
+/// Every user's waits (seconds), keyed as in [`build`], in key order: what the per-user wait
+/// chart draws.
+pub fn waits(run: &RunData) -> Vec<(String, Vec<f64>)> {
+    let r = &*run.recorder;
+    // Every user of the summary, also one whose jobs never started (empty).
+    let mut out: BTreeMap<String, Vec<f64>> =
+        r.entities.iter().filter(|e| e.level == Level::User).map(|e| (e.name.clone(), Vec::new())).collect();
+    for j in run.jobs {
+        let key = match user_of(run, j) {
+            Some(User::Entity(u)) => r.entities[u].name.clone(),
+            Some(User::Panda { group, owner }) => format!("{}/{owner}", r.entities[group].name),
+            None => continue,
+        };
+        out.entry(key).or_default().extend(j.wait_s());
+    }
+    out.into_iter().collect()
 }
 
 #[cfg(test)]
@@ -115,9 +146,14 @@ mod tests {
             );
             assert_eq!(u.wait_s.mean, e.mean_wait_s, "{name}");
         }
-        // The users' jobs are the group's: their counts add up.
+        // The users' jobs are the group's: their counts add up; the chart's waits are the same.
         let n: u64 = s.users.values().map(|u| u.wait_s.n).sum();
         assert_eq!(n, s.wait_time_s["lhcb_user"].n);
+        let waits = super::waits(&f.core_data());
+        assert_eq!(waits.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), names);
+        for (name, w) in waits {
+            assert_eq!(crate::metrics::summary::WaitStats::of(w), s.users[&name].wait_s);
+        }
     }
 
     #[test]

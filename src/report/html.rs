@@ -27,13 +27,17 @@ pub const REPORT_FILE: &str = "report.html";
 
 /// The charts of a run in the order they are shown, with their captions; any other
 /// `*.svg` of the directory follows in sorted order, captioned by its file name.
-const RUN_CHARTS: [(&str, &str); 6] = [
+const RUN_CHARTS: [(&str, &str); 7] = [
     (
         "share_convergence.svg",
         "Share convergence: running share of each group over time (DIRAC in jobs, PanDA in cores); targets dashed in the same colour, warm-up shaded.",
     ),
     ("pilots_over_time.svg", "Pilots over time: waiting, running and (cumulative) aborted pilots."),
     ("wait_times.svg", "Waiting time to match: distribution (ECDF) of the time from submission to match, per group."),
+    (
+        "user_wait_times.svg",
+        "Waiting time to match per user (the users with most jobs): DIRAC's users of groups without JOB_SHARING, PanDA's analysis users.",
+    ),
     (
         "factory_throughput.svg",
         "Pilot factories: jobs finished per hour in each factory's pilots; its closed form dashed in the same colour.",
@@ -175,6 +179,28 @@ fn run_page(dir: &Path, s: &Summary) -> Result<String> {
         s.wait_time_s.iter().map(|(g, w)| vec![esc(g), int(w.n), hours(w.mean), hours(w.p50), hours(w.p95)]).collect();
     let head = texts(&["group", "jobs matched", "mean (h)", "p50 (h)", "p95 (h)"]);
     b.push_str(&table(None, &head, "lrrrr", &rows));
+    if !s.users.is_empty() {
+        // Every user, so that one starving behind a benign group figure shows.
+        let rows: Vec<Vec<String>> = s
+            .users
+            .iter()
+            .map(|(name, u)| {
+                let w = &u.wait_s;
+                vec![
+                    esc(name),
+                    int(w.n),
+                    hours(w.mean),
+                    hours(w.p50),
+                    hours(w.p95),
+                    pct(u.achieved_share),
+                    pct(u.target_share),
+                ]
+            })
+            .collect();
+        let head =
+            texts(&["user", "jobs matched", "mean (h)", "p50 (h)", "p95 (h)", "share of group", "target in group"]);
+        b.push_str(&table(Some("Users"), &head, "lrrrrrr", &rows));
+    }
     b.push_str("</section>\n");
 
     // A PanDA run: its own section, with its charts (figures numbered in page order).

@@ -87,6 +87,32 @@ fn wait_chart(run: &RunData) -> WaitTimes {
     WaitTimes { title: format!("Waiting time to match — {}", run.meta.label()), groups, styles: Vec::new() }
 }
 
+/// Users in the per-user wait chart: those with most matched jobs (more lines would not read).
+pub const MAX_USERS: usize = 8;
+
+/// Wait from submission to match per user (`summary.json` `users`; the [`MAX_USERS`] with most
+/// matched jobs); none when the run has no users.
+fn user_wait_chart(run: &RunData) -> Option<WaitTimes> {
+    let mut users = crate::metrics::users::waits(run);
+    if users.is_empty() {
+        return None;
+    }
+    let what = if users.len() > MAX_USERS {
+        let n = users.len();
+        users.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then_with(|| a.0.cmp(&b.0)));
+        users.truncate(MAX_USERS);
+        users.sort_by(|a, b| a.0.cmp(&b.0));
+        format!("the {MAX_USERS} of {n} users with most jobs")
+    } else {
+        "per user".to_string()
+    };
+    Some(WaitTimes {
+        title: format!("Waiting time to match, {what} — {}", run.meta.label()),
+        groups: users,
+        styles: Vec::new(),
+    })
+}
+
 /// The PanDA columns of `jobs.parquet` (looked up by name), when the run has PanDA jobs.
 struct PandaJobs<'a> {
     queue: &'a [Option<String>],
@@ -259,6 +285,7 @@ pub fn write_run(dir: &Path, run: &mut RunData) -> Result<Summary> {
     let share = charts::share_convergence(&share_chart(run))?;
     let pilots = charts::pilots_over_time(&pilots_chart(run))?;
     let waits = charts::wait_time_distribution(&wait_chart(run))?;
+    let user_waits = user_wait_chart(run).map(|c| charts::wait_time_distribution(&c)).transpose()?;
     let panda = panda_charts(run)?;
     let factory = factory_charts::factory_charts(run)?;
     // Everything is rendered: now write, summary last so its presence means a complete run.
@@ -268,6 +295,9 @@ pub fn write_run(dir: &Path, run: &mut RunData) -> Result<Summary> {
     write_chart(dir, "share_convergence", share)?;
     write_chart(dir, "pilots_over_time", pilots)?;
     write_chart(dir, "wait_times", waits)?;
+    if let Some(chart) = user_waits {
+        write_chart(dir, "user_wait_times", chart)?;
+    }
     for (stem, chart) in panda.into_iter().chain(factory) {
         write_chart(dir, stem, chart)?;
     }

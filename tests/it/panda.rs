@@ -157,7 +157,7 @@ fn panda_charts_and_report_section_exist_for_panda_runs_only() {
     assert!(html.contains("<caption>Harvester</caption>") && html.contains("<td>input files moved</td>"));
     let at = |name: &str| html.find(&format!("<span class=\"file\">{name}</span>")).unwrap_or_else(|| panic!("{name}"));
     assert!(at("queue_waits.svg") < at("queue_lengths.svg") && at("link_backlog.svg") < at("share_convergence.svg"));
-    assert_eq!(html.matches("<figure>").count(), 6, "each chart once");
+    assert_eq!(html.matches("<figure>").count(), 7, "each chart once (the analysis users' waits too)");
 
     let p = run::prepare(&scenario::quickstart(), &[]).unwrap();
     run::simulate(&p, 1, |_, _| {}).unwrap().write(&dirac_dir).unwrap();

@@ -161,7 +161,7 @@ fn report_of_a_run_renders_in_chromium_without_console_errors() {
     let dir = run_dir("lib");
     let report = pilotsim::report::html::write(&dir).unwrap();
     assert_eq!(report, dir.join("report.html"));
-    check_in_chromium(&chromium, &dir, &report, 3, &["<h2>Fairness</h2>", "lhcb_user/alice"]);
+    check_in_chromium(&chromium, &dir, &report, 4, &["<h2>Fairness</h2>", "lhcb_user/alice"]);
     std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
 }
 
@@ -174,7 +174,7 @@ fn report_of_a_panda_run_renders_in_chromium_with_its_panda_section() {
     pilotsim::run::simulate(&p, 4, |_, _| {}).unwrap().write(&dir).unwrap();
     let report = pilotsim::report::html::write(&dir).unwrap();
     let texts = ["<h2>PanDA</h2>", "<caption>PanDA queues</caption>", "<td>BNL_SCORE</td>", "queue_waits.svg"];
-    check_in_chromium(&chromium, &dir, &report, 6, &texts);
+    check_in_chromium(&chromium, &dir, &report, 7, &texts);
     std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
 }
 
@@ -214,7 +214,7 @@ fn report_subcommand_writes_report_html_and_rejects_other_directories() {
     assert!(err.contains(&expected), "{err}");
 
     if let Some(chromium) = chromium() {
-        check_in_chromium(&chromium, &dir, &report, 3, &["<h2>Fairness</h2>", "lhcb_user/alice"]);
+        check_in_chromium(&chromium, &dir, &report, 4, &["<h2>Fairness</h2>", "lhcb_user/alice"]);
     }
     std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
 }

@@ -42,15 +42,16 @@ fn run_directory_report_has_identity_tables_and_every_chart() {
         assert!(html.contains(&format!("<td>{}</td>", esc(g))), "{g}");
     }
     assert!(html.contains(&format!("{:.1}%", 100.0 * summary.pilot_efficiency.unwrap())));
-    assert_eq!(count(&html, "<svg"), 4);
-    assert_eq!(count(&html, "<figure>"), 4);
-    let order: Vec<usize> = ["share_convergence.svg", "pilots_over_time.svg", "wait_times.svg", "a&amp;b.svg"]
-        .iter()
-        .map(|n| html.find(&format!("<span class=\"file\">{n}</span>")).unwrap_or_else(|| panic!("{n}")))
-        .collect();
+    assert_eq!(count(&html, "<svg"), 5);
+    assert_eq!(count(&html, "<figure>"), 5);
+    let order: Vec<usize> =
+        ["share_convergence.svg", "pilots_over_time.svg", "wait_times.svg", "user_wait_times.svg", "a&amp;b.svg"]
+            .iter()
+            .map(|n| html.find(&format!("<span class=\"file\">{n}</span>")).unwrap_or_else(|| panic!("{n}")))
+            .collect();
     assert!(order.windows(2).all(|w| w[0] < w[1]), "known charts first, then the others: {order:?}");
     assert!(html.contains("<svg viewBox=\"0 0 160 90\" width=\"160\""), "viewBox added");
-    assert_eq!(count(&html, "viewBox=\"0 0 1600 900\""), 3, "kept");
+    assert_eq!(count(&html, "viewBox=\"0 0 1600 900\""), 4, "kept");
     for external in ["<script", "<link", "<img", "src=", "href=", "url(", "@import"] {
         assert!(!html.contains(external), "self-contained: {external}");
     }
