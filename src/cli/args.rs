@@ -187,8 +187,13 @@ pub struct CheckArgs {
     #[arg(long, default_value = "results/baselines")]
     pub baselines: PathBuf,
     /// Rewrite the baselines from this run instead of comparing.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "sets")]
     pub update_baselines: bool,
+    /// Change every scenario before it runs (PATH=VALUE as in `run --set`, repeatable): checks
+    /// a change (a fair share, a director setting) against the committed baselines. Example:
+    /// pilotsim check scenarios/quickstart.ron --set 'dirac.groups[lhcb_user].job_share=500'
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub sets: Vec<String>,
 }
 
 /// Arguments of `pilotsim arch-check`.

@@ -12,7 +12,12 @@ use super::progress::files_bar;
 /// none: an error.
 pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
     let files = scenario_files(&args.paths);
-    let opts = CheckOptions { replicas: args.replicas, baselines: args.baselines, update: args.update_baselines };
+    let opts = CheckOptions {
+        replicas: args.replicas,
+        baselines: args.baselines,
+        update: args.update_baselines,
+        sets: args.sets,
+    };
     let bar = files_bar(files.len());
     outln!("{:<24} {:<40} {:<22} {:<22} verdict", "scenario", "metric", "expected", "got");
     let tally = check_files(

@@ -227,6 +227,9 @@ pub struct CheckOptions {
     pub baselines: PathBuf,
     /// Rewrite the baselines instead of comparing.
     pub update: bool,
+    /// `--set` assignments applied to every scenario before it runs: a change checked against
+    /// the baselines of the scenario as committed.
+    pub sets: Vec<String>,
 }
 
 /// The result of checking one scenario file.
@@ -279,10 +282,11 @@ impl Tally {
 
 /// Check one scenario file with [`check`].
 pub fn check_file(file: &Path, opts: &CheckOptions) -> FileCheck {
-    let prepared = match scenario::load_file(file).map_err(anyhow::Error::from).and_then(|l| run::prepare(&l, &[])) {
-        Ok(p) => p,
-        Err(e) => return FileCheck::Invalid(e),
-    };
+    let prepared =
+        match scenario::load_file(file).map_err(anyhow::Error::from).and_then(|l| run::prepare(&l, &opts.sets)) {
+            Ok(p) => p,
+            Err(e) => return FileCheck::Invalid(e),
+        };
     // Zero replicas would check nothing and pass; the scenario's own count is validated.
     let n = opts.replicas.unwrap_or(prepared.scenario.expect.replicas);
     if n == 0 {
@@ -358,7 +362,12 @@ mod tests {
 
     #[test]
     fn an_unloadable_file_is_invalid_and_names_itself() {
-        let opts = CheckOptions { replicas: Some(1), baselines: PathBuf::from("/nonexistent"), update: false };
+        let opts = CheckOptions {
+            replicas: Some(1),
+            baselines: PathBuf::from("/nonexistent"),
+            update: false,
+            sets: Vec::new(),
+        };
         let files = [PathBuf::from("/nonexistent/x.ron")];
         let mut seen = Vec::new();
         let tally = check_files(

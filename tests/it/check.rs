@@ -178,3 +178,35 @@ fn a_written_baseline_tolerates_a_reshuffle_and_catches_a_ten_percent_change() {
     assert!(f.contains(&"entities.lhcb_prod.deviation") && f.contains(&"jain_index"), "{f:?}");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// `check --set`: a fair-share change checked against the committed baseline of the scenario
+/// as committed. Halving lhcb_user's JobShare (1000 → 500) moves both groups' targets, so their
+/// deviations leave the baseline's (the achieved shares barely move: the grid, not the share,
+/// limits them): exit 1. Rewriting baselines from a changed scenario is refused.
+#[test]
+fn check_with_set_checks_a_change_against_the_committed_baseline() {
+    let pilotsim = || std::process::Command::new(env!("CARGO_BIN_EXE_pilotsim"));
+    let q = root().join("scenarios/quickstart.ron");
+    let out = pilotsim()
+        .arg("check")
+        .arg(&q)
+        .args(["--replicas", "4", "--set", "dirac.groups[lhcb_user].job_share=500"])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let failed: Vec<&str> = stdout.lines().filter(|l| l.ends_with("FAIL")).collect();
+    assert!(failed.iter().any(|l| l.contains("entities.lhcb_user.deviation")), "{stdout}");
+    let refused = pilotsim()
+        .arg("check")
+        .arg(&q)
+        .args(["--update-baselines", "--set", "seed=3", "--baselines", "/nonexistent"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("cannot be used with"));
+    let bad = pilotsim().arg("check").arg(&q).args(["--replicas", "1", "--set", "dirac.no_such=1"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("no_such"), "{}", String::from_utf8_lossy(&bad.stderr));
+}
