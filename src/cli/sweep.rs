@@ -8,7 +8,7 @@ use pilotsim::sweep::{self, SweepOptions, plan};
 
 use super::Outcome;
 use super::args::{MergeArgs, SweepArgs};
-use super::out::outln;
+use super::out::{out, outln};
 use super::progress::{runs_bar, show_runs};
 
 /// Run the sweep's runs (or this shard's) with a progress bar, then say what was written;
@@ -39,6 +39,12 @@ pub fn run(args: SweepArgs) -> anyhow::Result<Outcome> {
     let outcome = sweep::sweep(&loaded, vary, &opts, &out, |done, of| show_runs(&bar, done, of))?;
     if let Some(b) = bar {
         b.finish_and_clear();
+    }
+    if !args.quiet && outcome.merged {
+        // The points table, from the points.json just written.
+        let text = std::fs::read_to_string(out.join("points.json"))?;
+        let points: pilotsim::metrics::points::Points = serde_json::from_str(&text)?;
+        out!("{}", sweep::text::points_table(&points));
     }
     if !args.quiet {
         outln!(

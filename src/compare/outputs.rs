@@ -2,7 +2,6 @@
 //! `compare.parquet` (the same rows, one per metric), the overlay charts as PNG and SVG, and
 //! `compare.html` ([`super::html`]); and the text table the terminal shows.
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -12,11 +11,12 @@ use super::table::{Row, key_rows};
 use super::trace::Waits;
 use super::{Comparison, Side, Trace};
 use crate::metrics::columns::Data;
+use crate::metrics::format::{aligned, fmt_diff, fmt_half, fmt_value};
 use crate::metrics::{parquet, write};
 use crate::report::compare_charts::{Overlay, OverlaySeries, overlay};
 use crate::report::outputs::{MAX_USERS, write_chart};
 use crate::report::{Rendered, WaitTimes, wait_time_distribution};
-use crate::sweep::outputs::{is_fraction, t975};
+use crate::sweep::outputs::t975;
 
 /// File names inside a comparison's directory.
 pub const JSON_FILE: &str = "compare.json";
@@ -86,50 +86,6 @@ fn columns(rows: &[Row]) -> Vec<(String, Data)> {
     ]
 }
 
-/// A value as the table shows it: fractions as percentages, integers as integers, others
-/// with three significant digits (at least the units).
-pub fn fmt_value(metric: &str, v: f64) -> String {
-    if !v.is_finite() {
-        return "—".into();
-    }
-    if is_fraction(metric) {
-        return format!("{}%", number(100.0 * v, 1));
-    }
-    number(v, 0)
-}
-
-/// `v` with three significant digits (two below 1; percentages from 1 up with one decimal),
-/// none for integers and values of 100 or more; the minus sign typographic.
-fn number(v: f64, min_decimals: usize) -> String {
-    let a = v.abs();
-    let decimals = if v == v.trunc() && min_decimals == 0 || a >= 100.0 {
-        0
-    } else if a >= 10.0 {
-        1
-    } else if a >= 1.0 || a == 0.0 {
-        // Percentages keep one decimal from 1 % up, as the summary prints them.
-        if min_decimals > 0 { 1 } else { 2 }
-    } else {
-        (1 - a.log10().floor() as i32).clamp(2, 6) as usize
-    };
-    let s = format!("{a:.*}", decimals.max(min_decimals));
-    if v < 0.0 && s.chars().any(|c| c.is_ascii_digit() && c != '0') { format!("−{s}") } else { s }
-}
-
-/// A difference: signed, in percentage points for fractions.
-pub fn fmt_diff(metric: &str, d: f64) -> String {
-    if !d.is_finite() {
-        return "—".into();
-    }
-    let (s, unit) = if is_fraction(metric) { (number(100.0 * d, 1), " pp") } else { (number(d, 0), "") };
-    if s.starts_with('−') { format!("{s}{unit}") } else { format!("+{s}{unit}") }
-}
-
-/// The half-width of an interval, unsigned.
-fn fmt_half(metric: &str, h: f64) -> String {
-    format!("±{}", fmt_diff(metric, h.abs()).trim_start_matches('+'))
-}
-
 /// The header of the key-metrics table.
 pub const HEAD: [&str; 6] = ["metric", "A", "B", "B − A", "95 % CI", "beyond noise"];
 
@@ -154,23 +110,8 @@ pub fn row_cells(r: &Row) -> [String; 6] {
 
 /// The key rows as the terminal shows them, in aligned columns.
 pub fn text_table(c: &Comparison) -> String {
-    let cells: Vec<[String; 6]> = key_rows(&c.rows).into_iter().map(row_cells).collect();
-    let width =
-        |i: usize| cells.iter().map(|c| c[i].chars().count()).chain([HEAD[i].chars().count()]).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..HEAD.len()).map(width).collect();
-    let mut out = String::new();
-    let mut line = |row: &[&str]| {
-        for (i, cell) in row.iter().enumerate() {
-            let pad = " ".repeat(widths[i] - cell.chars().count());
-            let _ = if i == 0 { write!(out, "{cell}{pad}") } else { write!(out, "  {pad}{cell}") };
-        }
-        out.push('\n');
-    };
-    line(&HEAD);
-    for c in &cells {
-        line(&c.iter().map(String::as_str).collect::<Vec<_>>());
-    }
-    out
+    let rows: Vec<Vec<String>> = key_rows(&c.rows).into_iter().map(|r| row_cells(r).to_vec()).collect();
+    aligned(&HEAD, &rows)
 }
 
 /// Traces of a side's replicas (empty for a directory).
@@ -337,22 +278,6 @@ pub fn mean_band(replicas: &[&[f64]]) -> (Vec<f64>, Vec<(f64, f64)>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn numbers_read_as_an_operator_expects() {
-        assert_eq!(fmt_value("jobs.done", 14690.0), "14690");
-        assert_eq!(fmt_value("pilots.aborted", 58.25), "58.2");
-        assert_eq!(fmt_value("pilots.aborted", 2.25), "2.25");
-        assert_eq!(fmt_value("x", 0.001234), "0.0012");
-        assert_eq!(fmt_value("pilot_efficiency", 0.9183), "91.8%");
-        assert_eq!(fmt_diff("pilot_efficiency", -0.004), "−0.40 pp");
-        assert_eq!(fmt_diff("pilot_efficiency", -0.04), "−4.0 pp");
-        assert_eq!(fmt_diff("entities.g/carol.achieved_share", 0.00003), "+0.0030 pp");
-        assert_eq!(fmt_diff("jobs.done", -224.75), "−225");
-        assert_eq!(fmt_diff("jobs.done", 0.0), "+0");
-        assert_eq!(fmt_half("pilots.aborted", 5.257), "±5.26");
-        assert_eq!(fmt_value("x", f64::NAN), "—");
-    }
 
     #[test]
     fn mean_band_is_the_t_interval_at_each_instant() {

@@ -3,6 +3,7 @@
 //! files ([`parquet`], through polars) and atomic file writes ([`write`]).
 
 pub mod columns;
+pub mod format;
 pub mod network_summary;
 pub mod parquet;
 pub mod points;

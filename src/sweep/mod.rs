@@ -8,6 +8,7 @@ pub mod outputs;
 pub mod plan;
 pub mod slurm;
 pub mod store;
+pub mod text;
 pub mod tune;
 
 use std::collections::BTreeMap;

@@ -141,10 +141,7 @@ pub fn points_table(p: &Points) -> Vec<(String, Data)> {
     cols
 }
 
-/// Whether a metric is a fraction in [0, 1] (drawn as percentages).
-pub fn is_fraction(metric: &str) -> bool {
-    metric.contains("share") || metric.contains("efficiency") || metric.contains("deviation") || metric == "jain_index"
-}
+pub use crate::metrics::format::is_fraction;
 
 fn label(v: &Value) -> String {
     v.as_str().map_or_else(|| v.to_string(), str::to_string)
