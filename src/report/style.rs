@@ -61,9 +61,12 @@ pub(crate) const MISSING_HATCH: RGBColor = RGBColor(185, 185, 185);
 /// Opacity of confidence bands.
 pub(crate) const AREA_OPACITY: f64 = 0.2;
 
-/// Okabe–Ito colour-blind-safe palette, most distinguishable colours first.
-/// Entity `i` always gets `PALETTE[i % 8]`, in every chart.
-const PALETTE: [RGBColor; 8] = [
+/// The Okabe–Ito colour-blind-safe palette, most distinguishable colours first; then grey, which
+/// the ninth series of a chart gets (the "others" line of a chart of the eight largest series
+/// and the rest, so that it never takes the top series' blue); then seven colours of Paul
+/// Tol's colour-blind-safe "muted" scheme, so that a chart of up to 16 series (an ATLAS week's
+/// gshares and queues) repeats none. Entity `i` always gets `PALETTE[i % 16]`, in every chart.
+const PALETTE: [RGBColor; 16] = [
     RGBColor(0x00, 0x72, 0xB2), // blue
     RGBColor(0xE6, 0x9F, 0x00), // orange
     RGBColor(0x00, 0x9E, 0x73), // bluish green
@@ -71,10 +74,34 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(0xCC, 0x79, 0xA7), // reddish purple
     RGBColor(0x56, 0xB4, 0xE9), // sky blue
     RGBColor(0x00, 0x00, 0x00), // black
-    RGBColor(0xF0, 0xE4, 0x42), // yellow (last: weak on white)
+    RGBColor(0xF0, 0xE4, 0x42), // yellow (weak on white)
+    RGBColor(0x99, 0x99, 0x99), // grey: "others"
+    RGBColor(0x88, 0x22, 0x55), // wine
+    RGBColor(0x44, 0xAA, 0x99), // teal
+    RGBColor(0x99, 0x99, 0x33), // olive
+    RGBColor(0x33, 0x22, 0x88), // indigo
+    RGBColor(0xCC, 0x66, 0x77), // rose
+    RGBColor(0x11, 0x77, 0x33), // green
+    RGBColor(0xDD, 0xCC, 0x77), // sand
 ];
 
 /// Colour of the entity at position `index` (entity order fixes the colour).
+
 pub(crate) fn palette(index: usize) -> RGBColor {
     PALETTE[index % PALETTE.len()]
+}
+
+#[cfg(test)]
+mod palette_tests {
+    use super::*;
+
+    #[test]
+    fn sixteen_series_get_sixteen_colours_and_the_ninth_is_grey() {
+        let colours: std::collections::BTreeSet<(u8, u8, u8)> =
+            (0..16).map(|i| palette(i)).map(|c| (c.0, c.1, c.2)).collect();
+        assert_eq!(colours.len(), 16);
+        let grey = palette(8);
+        assert_eq!((grey.0, grey.1, grey.2), (0x99, 0x99, 0x99), "the \"others\" line after eight series");
+        assert_eq!(palette(16), palette(0));
+    }
 }

@@ -86,9 +86,9 @@ pub struct HeatMap {
 /// Marker shapes of the series (redundant with the colours, for greyscale prints).
 const MARKERS: [MarkerKind; 4] = [MarkerKind::Circle, MarkerKind::Square, MarkerKind::Diamond, MarkerKind::Triangle];
 
-/// Marker shape of series `i`; series 8 apart share their colour, not their shape.
+/// Marker shape of series `i`; series 16 apart share their colour, not their shape.
 fn marker_kind(i: usize) -> MarkerKind {
-    MARKERS[(i + i / 8) % MARKERS.len()]
+    MARKERS[(i + i / 16) % MARKERS.len()]
 }
 
 /// Series with more points than this have no markers: they would hide the line.
