@@ -86,19 +86,17 @@ const PALETTE: [RGBColor; 16] = [
 ];
 
 /// Colour of the entity at position `index` (entity order fixes the colour).
-
 pub(crate) fn palette(index: usize) -> RGBColor {
     PALETTE[index % PALETTE.len()]
 }
 
 #[cfg(test)]
-mod palette_tests {
+mod tests {
     use super::*;
 
     #[test]
     fn sixteen_series_get_sixteen_colours_and_the_ninth_is_grey() {
-        let colours: std::collections::BTreeSet<(u8, u8, u8)> =
-            (0..16).map(|i| palette(i)).map(|c| (c.0, c.1, c.2)).collect();
+        let colours: std::collections::BTreeSet<(u8, u8, u8)> = (0..16).map(palette).map(|c| (c.0, c.1, c.2)).collect();
         assert_eq!(colours.len(), 16);
         let grey = palette(8);
         assert_eq!((grey.0, grey.1, grey.2), (0x99, 0x99, 0x99), "the \"others\" line after eight series");

@@ -226,8 +226,9 @@ fn tune_columns(spec: &TuneSpec, t: &Tuned, names: &[String]) -> Vec<(String, cr
     cols
 }
 
-/// `tune.parquet` (every point tried) and the chart `tune.png/.svg`: the constrained (or
-/// objective) metric against the parameter, constraints as dashed lines, the choice marked.
+/// `tune.parquet` (every point tried) and the charts: `tune.png/.svg`, the objective (or the
+/// first constrained) metric against the parameter, and `tune_<metric>.png/.svg` for every other
+/// constrained metric; constraints as dashed lines, the choice marked.
 pub fn write_outputs(out: &Path, spec: &TuneSpec, t: &Tuned) -> Result<()> {
     let mut names: Vec<String> = spec.constraints.iter().map(|c| c.metric.clone()).collect();
     if spec.objective != spec.param && !names.contains(&spec.objective) {
@@ -239,10 +240,24 @@ pub fn write_outputs(out: &Path, spec: &TuneSpec, t: &Tuned) -> Result<()> {
         ("pilotsim.tuned".to_string(), spec.param.clone()),
     ];
     crate::metrics::write::atomic(&out.join("tune.parquet"), &crate::metrics::parquet::write_data(&cols, &meta)?)?;
-    let Some(metric) = names.first() else { return Ok(()) };
     let mut sorted: Vec<&Tried> = t.tried.iter().collect();
     sorted.sort_by(|a, b| a.value.total_cmp(&b.value));
     sorted.dedup_by(|a, b| a.value == b.value);
+    // One chart per metric: the objective (or first constrained metric) as `tune`, every other
+    // constrained metric as `tune_<metric>`, each with its own constraints drawn.
+    for (i, metric) in names.iter().enumerate() {
+        let stem = if i == 0 { "tune".to_string() } else { format!("tune_{}", super::outputs::stem(metric)) };
+        crate::report::outputs::write_chart(
+            out,
+            &stem,
+            crate::report::metric_vs_param(&chart(spec, t, &sorted, metric))?,
+        )?;
+    }
+    Ok(())
+}
+
+/// The chart of `metric` against the parameter over the values `sorted` tried.
+fn chart(spec: &TuneSpec, t: &Tuned, sorted: &[&Tried], metric: &str) -> crate::report::MetricVsParam {
     let points = sorted
         .iter()
         .filter_map(|x| {
@@ -251,22 +266,20 @@ pub fn write_outputs(out: &Path, spec: &TuneSpec, t: &Tuned) -> Result<()> {
             Some(crate::report::BandPoint { x: x.value, mean: s.mean, lo: s.mean - ci, hi: s.mean + ci })
         })
         .collect();
-    let chart = crate::report::MetricVsParam {
+    crate::report::MetricVsParam {
         title: format!("Tuning {} — {metric}, {}", spec.param.rsplit('.').next().unwrap_or(&spec.param), spec.scenario),
         x_label: spec.param.clone(),
-        y_label: metric.clone(),
+        y_label: metric.to_string(),
         series: vec![crate::report::BandSeries { label: String::new(), points }],
         thresholds: spec
             .constraints
             .iter()
-            .filter(|c| &c.metric == metric)
+            .filter(|c| c.metric == metric)
             .map(|c| (c.value, format!("constraint {} {}", c.op.as_str(), c.value)))
             .collect(),
         marker: t.best.as_ref().map(|b| (b.value, format!("chosen {:.3}", b.value))),
         percent: super::outputs::is_fraction(metric),
-    };
-    crate::report::outputs::write_chart(out, "tune", crate::report::metric_vs_param(&chart)?)?;
-    Ok(())
+    }
 }
 
 /// Parse `--param PATH=LOW:HIGH` into the path and the range.

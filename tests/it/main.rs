@@ -15,3 +15,4 @@ mod report;
 mod robustness;
 mod slurm;
 mod sweep;
+mod tune;
