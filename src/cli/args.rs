@@ -75,7 +75,8 @@ pub enum Command {
     /// Combine the directories of a sharded sweep into the files an unsharded sweep makes.
     Merge(MergeArgs),
     /// Write DIR/report.html: one self-contained HTML page (tables and charts, no network
-    /// needed) for a run directory (summary.json) or a sweep directory (points.json).
+    /// needed) for a run (summary.json), sweep (points.json) or tune (tune.json) directory; a
+    /// comparison's directory gets its compare.html again.
     Report(ReportArgs),
     /// Why did a PanDA job go where it went? Its life and the brokerage decisions behind it.
     ///

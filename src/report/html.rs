@@ -7,12 +7,14 @@
 //! always give the same bytes.
 //!
 //! A run directory has `summary.json` ([`Summary`]); a sweep directory has `points.json`
-//! ([`crate::metrics::points::Points`], written by `sweep`).
+//! ([`crate::metrics::points::Points`], written by `sweep`); a tune directory `tune.json`
+//! ([`crate::metrics::points::TuneFile`], written by `tune`).
 
 mod panda;
 mod sweep;
 #[cfg(test)]
 mod tests;
+mod tune;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -68,9 +70,15 @@ pub fn render(dir: &Path) -> Result<String> {
         let p: crate::metrics::points::Points =
             serde_json::from_str(&text).with_context(|| format!("{}", points.display()))?;
         sweep::page_html(dir, &p)
+    } else if dir.join("tune.json").is_file() {
+        let path = dir.join("tune.json");
+        let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        let t: crate::metrics::points::TuneFile =
+            serde_json::from_str(&text).with_context(|| format!("{}", path.display()))?;
+        tune::page_html(dir, &t)
     } else {
         let why = if dir.is_dir() { "" } else { " (no such directory)" };
-        bail!("{}: neither a run (summary.json) nor a sweep (points.json) directory{why}", dir.display())
+        bail!("{}: not a run (summary.json), sweep (points.json) or tune (tune.json) directory{why}", dir.display())
     }
 }
 

@@ -240,6 +240,8 @@ pub fn write_outputs(out: &Path, spec: &TuneSpec, t: &Tuned) -> Result<()> {
         ("pilotsim.tuned".to_string(), spec.param.clone()),
     ];
     crate::metrics::write::atomic(&out.join("tune.parquet"), &crate::metrics::parquet::write_data(&cols, &meta)?)?;
+    let file = tune_file(spec, t, &names);
+    crate::metrics::write::atomic(&out.join("tune.json"), (serde_json::to_string_pretty(&file)? + "\n").as_bytes())?;
     let mut sorted: Vec<&Tried> = t.tried.iter().collect();
     sorted.sort_by(|a, b| a.value.total_cmp(&b.value));
     sorted.dedup_by(|a, b| a.value == b.value);
@@ -254,6 +256,36 @@ pub fn write_outputs(out: &Path, spec: &TuneSpec, t: &Tuned) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// `tune.json` (what `report` reads).
+fn tune_file(spec: &TuneSpec, t: &Tuned, names: &[String]) -> crate::metrics::points::TuneFile {
+    use crate::metrics::points::{TuneFile, TunePoint};
+    TuneFile {
+        scenario: spec.scenario.clone(),
+        param: spec.param.clone(),
+        low: spec.low,
+        high: spec.high,
+        goal: match spec.goal {
+            Goal::Minimize => "minimize".into(),
+            Goal::Maximize => "maximize".into(),
+        },
+        objective: spec.objective.clone(),
+        constraints: spec.constraints.iter().map(|c| format!("{} {} {}", c.metric, c.op.as_str(), c.value)).collect(),
+        metrics: names.to_vec(),
+        chosen: t.best.as_ref().map(|b| b.value),
+        bracket: bracket(spec, t),
+        tried: t
+            .tried
+            .iter()
+            .map(|x| TunePoint {
+                round: x.round,
+                value: x.value,
+                feasible: x.feasible,
+                metrics: names.iter().filter_map(|n| Some((n.clone(), x.metrics.get(n)?.clone()))).collect(),
+            })
+            .collect(),
+    }
 }
 
 /// The chart of `metric` against the parameter over the values `sorted` tried.
@@ -334,7 +366,10 @@ pub fn conclusion(spec: &TuneSpec, t: &Tuned, out: &Path) -> Option<String> {
     if spec.objective != spec.param {
         text += &format!("{} = {:.4} ± {:.4} (95 % CI)\n", spec.objective, b.objective.0, b.objective.1);
     }
-    text += &format!("outputs in {}/ (tune.parquet, tune.png, round-*/)\n", out.display());
+    text += &format!(
+        "outputs in {}/ (tune.parquet, tune.json, tune*.png, round-*/; `pilotsim report` for a page)\n",
+        out.display()
+    );
     Some(text)
 }
 
@@ -414,7 +449,8 @@ mod tests {
         assert!(table.contains("     0.5000       yes  0.5000 ± 0.0000; w 0.5000 ± 0.1000"), "{table}");
         assert_eq!(
             conclusion(&spec, &tuned, Path::new("out")).unwrap(),
-            "\nchosen a.b = 0.5000 (the optimum lies in [0.0000, 0.5000])\noutputs in out/ (tune.parquet, tune.png, round-*/)\n"
+            "\nchosen a.b = 0.5000 (the optimum lies in [0.0000, 0.5000])\noutputs in out/ (tune.parquet, tune.json, \
+             tune*.png, round-*/; `pilotsim report` for a page)\n"
         );
     }
 }

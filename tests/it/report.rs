@@ -210,7 +210,8 @@ fn report_subcommand_writes_report_html_and_rejects_other_directories() {
     let out = pilotsim().arg("report").arg(&empty).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "an error");
     let err = String::from_utf8_lossy(&out.stderr);
-    let expected = format!("{}: neither a run (summary.json) nor a sweep (points.json) directory", empty.display());
+    let expected =
+        format!("{}: not a run (summary.json), sweep (points.json) or tune (tune.json) directory", empty.display());
     assert!(err.contains(&expected), "{err}");
 
     if let Some(chromium) = chromium() {

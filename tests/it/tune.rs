@@ -35,5 +35,16 @@ fn tune_draws_a_chart_for_every_constrained_metric() {
     let second = std::fs::read_to_string(dir.join("tune_pilot_efficiency.svg")).unwrap();
     assert!(second.contains("constraint &gt;= 0.8") || second.contains("constraint >= 0.8"), "the efficiency chart");
     assert!(dir.join("tune_pilot_efficiency.png").is_file());
+
+    // `report` renders the directory: the search, the values tried and both charts.
+    let report = pilotsim().arg("report").arg(&dir).output().unwrap();
+    assert_eq!(report.status.code(), Some(0), "{}", String::from_utf8_lossy(&report.stderr));
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    for text in
+        ["<caption>Values tried</caption>", "<code>pilot_efficiency &gt;= 0.8</code>", "tune_pilot_efficiency.svg"]
+    {
+        assert!(html.contains(text), "{text}");
+    }
+    assert_eq!(html.matches("<figure>").count(), 2);
     std::fs::remove_dir_all(dir).unwrap();
 }

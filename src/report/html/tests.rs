@@ -132,10 +132,15 @@ fn sweep_directory_report_lists_points_with_confidence_intervals() {
 fn neither_run_nor_sweep_is_an_error() {
     let dir = temp("neither");
     let err = render(&dir).unwrap_err().to_string();
-    assert_eq!(err, format!("{}: neither a run (summary.json) nor a sweep (points.json) directory", dir.display()));
+    assert_eq!(
+        err,
+        format!("{}: not a run (summary.json), sweep (points.json) or tune (tune.json) directory", dir.display())
+    );
     let missing = dir.join("missing");
     let err = write(&missing).unwrap_err().to_string();
-    assert!(err.contains("neither a run (summary.json) nor a sweep (points.json) directory (no such directory)"));
+    assert!(
+        err.contains("not a run (summary.json), sweep (points.json) or tune (tune.json) directory (no such directory)")
+    );
 
     fs::write(dir.join("summary.json"), "{\"scenario\": 1}").unwrap();
     let err = format!("{:#}", render(&dir).unwrap_err());
