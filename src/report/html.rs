@@ -126,6 +126,7 @@ fn run_page(dir: &Path, s: &Summary) -> Result<String> {
         ("aborted", int(p.aborted)),
         ("failed", int(p.failed)),
         ("cancelled", int(p.cancelled)),
+        ("refused by full CE queues", int(p.refused)),
         ("waiting at end", int(p.waiting_at_end)),
         ("running at end", int(p.running_at_end)),
         ("pilot efficiency", pct(s.pilot_efficiency)),

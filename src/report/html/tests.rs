@@ -34,6 +34,9 @@ fn run_directory_report_has_identity_tables_and_every_chart() {
         assert!(html.contains(s.as_str()), "{s} missing");
     }
     assert!(html.contains("<span class=\"sub\">seed 1</span>"));
+    // Refused submissions are listed with the pilots (the quickstart's CEs cap their queues).
+    let refused = format!("<td>refused by full CE queues</td><td class=\"num\">{}</td>", int(summary.pilots.refused));
+    assert!(summary.pilots.refused > 0 && html.contains(&refused), "{refused}");
     for (name, e) in &summary.entities {
         assert!(html.contains(&format!(">{}</span>", esc(name))), "{name}");
         assert!(html.contains(&format!(">{:.1}%</td>", 100.0 * e.target_share)), "{name} target");
