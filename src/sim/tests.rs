@@ -31,8 +31,8 @@ fn the_batch_system_kills_a_job_at_the_pilots_walltime() {
 
 #[test]
 fn an_unknown_group_is_an_error_not_a_panic() {
-    // Issue 9: a workload stream whose group is not in `dirac.groups` panicked in the DIRAC
-    // setup when the scenario had not gone through `validate`.
+    // A workload stream whose group is not in `dirac.groups`, in a scenario that has not gone
+    // through `validate`: the DIRAC setup must refuse it, not panic.
     let mut s = parse(crate::scenario::QUICKSTART, "q").unwrap();
     s.workload[1].group = "nobody".into();
     let problems = run(&s, 1, |_, _| {}).err().expect("refused");

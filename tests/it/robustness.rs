@@ -1,4 +1,4 @@
-//! Issue 9 through the binary: bad input is refused clearly (never a hang or an abort), a
+//! Robustness through the binary: bad input is refused clearly (never a hang or an abort), a
 //! reader that goes away early is no error, and a rerun never mixes old and new outputs.
 
 use std::fs;
