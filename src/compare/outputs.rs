@@ -16,7 +16,7 @@ use crate::metrics::{parquet, write};
 use crate::report::compare_charts::{Overlay, OverlaySeries, overlay};
 use crate::report::outputs::{MAX_USERS, write_chart};
 use crate::report::{Rendered, WaitTimes, wait_time_distribution};
-use crate::sweep::outputs::t975;
+use crate::sweep::outputs::ci95;
 
 /// File names inside a comparison's directory.
 pub const JSON_FILE: &str = "compare.json";
@@ -268,7 +268,8 @@ pub fn mean_band(replicas: &[&[f64]]) -> (Vec<f64>, Vec<(f64, f64)>) {
             continue;
         }
         let s = crate::sweep::stat(&v);
-        let h = if s.n >= 2 { t975(s.n - 1) * s.std / f64::from(s.n).sqrt() } else { 0.0 };
+        // One replica: no interval, the band is the line.
+        let h = if s.n >= 2 { ci95(&s) } else { 0.0 };
         means.push(s.mean);
         band.push((s.mean - h, s.mean + h));
     }

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::sweep::outputs::t975;
+use crate::sweep::outputs::{ci95, t975};
 use crate::sweep::{Stat, stat};
 
 /// One metric of a comparison.
@@ -68,7 +68,7 @@ pub fn rows(a: &[BTreeMap<String, f64>], b: &[BTreeMap<String, f64>], pairing: P
                         (sb.mean - sa.mean, None)
                     } else {
                         let sd = stat(&d);
-                        (sd.mean, (sd.n >= 2).then(|| t975(sd.n - 1) * sd.std / f64::from(sd.n).sqrt()))
+                        (sd.mean, (sd.n >= 2).then(|| ci95(&sd)))
                     }
                 }
                 Pairing::Unpaired => (sb.mean - sa.mean, welch(&sa, &sb)),

@@ -72,6 +72,16 @@ fn pilots_chart(run: &RunData) -> PilotsOverTime {
 }
 
 fn wait_chart(run: &RunData) -> WaitTimes {
+    WaitTimes {
+        title: format!("Waiting time to match — {}", run.meta.label()),
+        groups: group_waits(run),
+        styles: Vec::new(),
+    }
+}
+
+/// Waits from submission to match (seconds) per share group, groups in stream order: what
+/// the wait chart draws (and a comparison overlays).
+pub fn group_waits(run: &RunData) -> Vec<(String, Vec<f64>)> {
     let mut groups: Vec<(String, Vec<f64>)> = Vec::new();
     for w in run.streams {
         if !groups.iter().any(|(g, _)| *g == w.group) {
@@ -84,7 +94,7 @@ fn wait_chart(run: &RunData) -> WaitTimes {
             groups.iter_mut().find(|(n, _)| n == g).expect("listed").1.push(wait);
         }
     }
-    WaitTimes { title: format!("Waiting time to match — {}", run.meta.label()), groups, styles: Vec::new() }
+    groups
 }
 
 /// Users in the per-user wait chart: those with most matched jobs (more lines would not read).
