@@ -25,6 +25,7 @@ fn main() -> ExitCode {
         Command::Merge(args) => cli::sweep::merge(args),
         Command::Report(args) => cli::report::run(args),
         Command::Explain(args) => cli::explain::run(args),
+        Command::New(args) => cli::new::run(args),
         Command::Import(import) => cli::import::run(import),
         Command::Generate(generate) => cli::import::generate(generate),
         Command::ArchCheck(args) => cli::arch_check::run(args),

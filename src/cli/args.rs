@@ -90,6 +90,18 @@ pub enum Command {
     /// start, and seconds. Exits 0 found, 1 the job, task or queue is not in the run, 2 not a
     /// PanDA run directory. Example: pilotsim explain results/panda_quickstart --job 17 --queue MWT2
     Explain(ExplainArgs),
+    /// Write a complete, commented scenario for your own grid from its dumps.
+    ///
+    /// The grid (sites, CEs, storages, links, PanDA queues) comes from queue and network JSON
+    /// (--cric, the forms `import cric` reads), PanDA's settings from a dump of its config table
+    /// (--gdpconfig), DIRAC's groups and share corrections from a CS file (--dirac-cfg). The
+    /// workload is a template sized by --jobs, to edit: MC simulation tasks brokered to the
+    /// nuclei and 20 users' analysis for PanDA; a stream per DIRAC user with --dirac-cfg. The
+    /// scenario is validated as it is written; its warnings (a nucleus every task skips, and
+    /// why) are printed. Example:
+    ///   pilotsim new --cric data/panda_cgsim/site_info.json data/panda_cgsim/site_conn_info.json -o my_grid.ron
+    #[command(verbatim_doc_comment)]
+    New(NewArgs),
     /// Convert real configuration into scenario fragments.
     #[command(subcommand)]
     Import(Import),
@@ -341,6 +353,58 @@ pub struct SlurmArgs {
     /// With --slurm: write the script but do not submit it.
     #[arg(long)]
     pub dry_run: bool,
+}
+
+#[derive(Args)]
+pub struct NewArgs {
+    /// Queue and network JSON files: site_info.json, site_conn_info.json, CRIC pandaqueue dumps.
+    #[arg(long, required = true, num_args = 1.., value_name = "FILE")]
+    pub cric: Vec<PathBuf>,
+    /// A JSON dump of PanDA's config table (ATLAS_PANDA.CONFIG), as `import gdpconfig` reads it.
+    #[arg(long, value_name = "FILE")]
+    pub gdpconfig: Option<PathBuf>,
+    /// The VO whose gdpconfig rows are read.
+    #[arg(long, default_value = "atlas")]
+    pub vo: String,
+    /// A DIRAC CS .cfg file (Registry/Groups, ShareCorrections): adds DIRAC on the same grid.
+    /// Without --gdpconfig the scenario is then DIRAC's alone.
+    #[arg(long, value_name = "FILE")]
+    pub dirac_cfg: Option<PathBuf>,
+    /// Scenario name (default: the output file's stem, else my_grid).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Jobs of the workload template (at least 10 000; `2e4` is accepted).
+    #[arg(long, default_value = "20000", value_parser = parse_count)]
+    pub jobs: u64,
+    /// Length of the run, days.
+    #[arg(long, default_value_t = 7.0)]
+    pub days: f64,
+    /// Sites that are PanDA nuclei, comma-separated (default: the Tier-1 sites of the grid, else
+    /// the five largest sites with a disk endpoint).
+    #[arg(long, value_delimiter = ',', value_name = "SITE,...")]
+    pub nuclei: Vec<String>,
+    /// Scale the grid to this many slots (default: JOBS/20, about 60 % load).
+    #[arg(long, conflicts_with = "gflops_per_core")]
+    pub slots: Option<u64>,
+    /// Keep the dump's size instead: slots = GFLOPS / this.
+    #[arg(long)]
+    pub gflops_per_core: Option<f64>,
+    /// Bandwidth of links without FTS data, Mbps.
+    #[arg(long, default_value_t = pilotsim::scenario::cric::DEFAULT_MBPS)]
+    pub default_mbps: f64,
+    /// Start every link with no backlog (default: the dump's Production Output backlog, held
+    /// constant, as PanDA would read it all along).
+    #[arg(long)]
+    pub empty_links: bool,
+    /// The scenario's seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write the scenario to FILE (default: standard output).
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// Overwrite FILE if it exists.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// The `import` subcommands.

@@ -1,6 +1,8 @@
 //! `pilotsim import`: real configuration into scenario fragments; `pilotsim generate`:
 //! generated scenarios.
 
+use std::path::{Path, PathBuf};
+
 use anyhow::Context;
 use pilotsim::panda::gdpconfig;
 use pilotsim::scenario::{cric, dirac_cfg};
@@ -13,24 +15,12 @@ use super::out::out;
 pub fn run(import: Import) -> anyhow::Result<Outcome> {
     match import {
         Import::DiracCfg { file } => {
-            let text = pilotsim::scenario::input::read_text(&file).with_context(|| file.display().to_string())?;
-            let cfg = dirac_cfg::import(&text)
-                .map_err(|e| anyhow::anyhow!("{}:{}:{}: {}", file.display(), e.line, e.col, e.kind))?;
-            for w in &cfg.warnings {
-                eprintln!("{}:{w}", file.display());
-            }
+            let cfg = read_dirac_cfg(&file)?;
             out!("{}", dirac_cfg::to_ron_fragment(&cfg));
             Ok(Outcome::Success)
         }
         Import::Gdpconfig { file, vo } => {
-            let text = pilotsim::scenario::input::read_text(&file).with_context(|| file.display().to_string())?;
-            let imported = gdpconfig::import(&text, &vo).map_err(|e| match e {
-                gdpconfig::ImportError::Syntax { .. } => anyhow::anyhow!("{}:{e}", file.display()),
-                gdpconfig::ImportError::Row { .. } => anyhow::anyhow!("{}: {e}", file.display()),
-            })?;
-            for w in &imported.warnings {
-                eprintln!("{}: warning: {w}", file.display());
-            }
+            let imported = read_gdpconfig(&file, &vo)?;
             out!("{}", gdpconfig::to_ron_fragment(&imported).map_err(anyhow::Error::msg)?);
             Ok(Outcome::Success)
         }
@@ -38,14 +28,8 @@ pub fn run(import: Import) -> anyhow::Result<Outcome> {
             if !(gflops_per_core.is_finite() && gflops_per_core > 0.0) {
                 anyhow::bail!("--gflops-per-core {gflops_per_core}: must be a positive number");
             }
-            if !(default_mbps.is_finite() && default_mbps > 0.0) {
-                anyhow::bail!("--default-mbps {default_mbps}: must be a positive number");
-            }
-            let mut texts = Vec::with_capacity(files.len());
-            for f in &files {
-                let text = pilotsim::scenario::input::read_text(f).with_context(|| f.display().to_string())?;
-                texts.push((f.display().to_string(), text));
-            }
+            check_mbps(default_mbps)?;
+            let texts = read_texts(&files)?;
             let opt = cric::Options { gflops_per_core, default_mbps };
             let frag = cric::import(&texts, opt).map_err(|e| anyhow::anyhow!("{e}"))?;
             for w in &frag.warnings {
@@ -55,6 +39,49 @@ pub fn run(import: Import) -> anyhow::Result<Outcome> {
             Ok(Outcome::Success)
         }
     }
+}
+
+/// `--default-mbps` must be a positive number.
+pub fn check_mbps(default_mbps: f64) -> anyhow::Result<()> {
+    if !(default_mbps.is_finite() && default_mbps > 0.0) {
+        anyhow::bail!("--default-mbps {default_mbps}: must be a positive number");
+    }
+    Ok(())
+}
+
+/// Each file's displayed name with its text.
+pub fn read_texts(files: &[PathBuf]) -> anyhow::Result<Vec<(String, String)>> {
+    files
+        .iter()
+        .map(|f| {
+            let text = pilotsim::scenario::input::read_text(f).with_context(|| f.display().to_string())?;
+            Ok((f.display().to_string(), text))
+        })
+        .collect()
+}
+
+/// A DIRAC CS file imported; its warnings printed on stderr as `FILE:LINE:COL: …`.
+pub fn read_dirac_cfg(file: &Path) -> anyhow::Result<dirac_cfg::DiracCfgImport> {
+    let text = pilotsim::scenario::input::read_text(file).with_context(|| file.display().to_string())?;
+    let cfg =
+        dirac_cfg::import(&text).map_err(|e| anyhow::anyhow!("{}:{}:{}: {}", file.display(), e.line, e.col, e.kind))?;
+    for w in &cfg.warnings {
+        eprintln!("{}:{w}", file.display());
+    }
+    Ok(cfg)
+}
+
+/// A gdpconfig dump imported for `vo`; the rows it does not read printed on stderr.
+pub fn read_gdpconfig(file: &Path, vo: &str) -> anyhow::Result<gdpconfig::Imported> {
+    let text = pilotsim::scenario::input::read_text(file).with_context(|| file.display().to_string())?;
+    let imported = gdpconfig::import(&text, vo).map_err(|e| match e {
+        gdpconfig::ImportError::Syntax { .. } => anyhow::anyhow!("{}:{e}", file.display()),
+        gdpconfig::ImportError::Row { .. } => anyhow::anyhow!("{}: {e}", file.display()),
+    })?;
+    for w in &imported.warnings {
+        eprintln!("{}: warning: {w}", file.display());
+    }
+    Ok(imported)
 }
 
 /// Print a generated scenario.

@@ -11,6 +11,7 @@ pub mod check;
 pub mod compare;
 pub mod explain;
 pub mod import;
+pub mod new;
 pub mod out;
 pub mod progress;
 pub mod report;

@@ -4,8 +4,6 @@
 //! pending reason). They are printed after the run and kept in `summary.json` (`warnings`); a
 //! run with warnings still succeeds: the numbers are right, but they answer no question.
 
-use std::collections::BTreeMap;
-
 use super::RunData;
 use super::summary::Summary;
 
@@ -14,8 +12,13 @@ pub const LOW_PILOT_EFFICIENCY: f64 = 0.10;
 
 /// PanDA's most frequent brokerage pending reason in its summary, with its count.
 fn top_pending_reason(panda: &serde_json::Value) -> Option<(String, u64)> {
-    let reasons = panda.pointer("/brokerage/pending_by_reason")?.as_object()?;
+    top_reason(panda.pointer("/brokerage/pending_by_reason")?)
+}
+
+/// The most frequent reason of a `{reason: count}` object (ties: the first by name).
+fn top_reason(reasons: &serde_json::Value) -> Option<(String, u64)> {
     reasons
+        .as_object()?
         .iter()
         .filter_map(|(r, n)| Some((r.clone(), n.as_u64()?)))
         .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
@@ -66,21 +69,36 @@ pub fn of(run: &RunData, s: &Summary) -> Vec<String> {
         }
     }
     for (k, st) in run.streams.iter().enumerate() {
+        let why = panda
+            .and_then(|p| p.pointer("/brokerage/pending_by_stream")?.get(&st.name))
+            .and_then(top_reason)
+            .map(|(r, n)| format!("; PanDA's most frequent pending reason for it: \"{r}\" ({n} times)"))
+            .unwrap_or_default();
         match (created[k], ran[k]) {
-            (0, _) => w.push(format!("stream {:?} created no job", st.name)),
-            (n, 0) => w.push(format!("stream {:?}: none of its {n} jobs ran", st.name)),
+            (0, _) => w.push(format!("stream {:?} created no job{why}", st.name)),
+            (n, 0) => w.push(format!("stream {:?}: none of its {n} jobs ran{why}", st.name)),
             _ => {}
         }
     }
     if let Some(queues) = panda.and_then(|p| p.get("queues")).and_then(|q| q.as_object()) {
-        let idle: BTreeMap<&str, ()> = queues
+        let idle: Vec<&str> = queues
             .iter()
             .filter(|(_, q)| q.get("jobs_started").and_then(|n| n.as_u64()) == Some(0))
-            .map(|(name, _)| (name.as_str(), ()))
+            .map(|(name, _)| name.as_str())
             .collect();
-        for name in idle.keys() {
-            w.push(format!("PanDA queue {name:?} ran no job"));
+        if let Some(first) = idle.first() {
+            let listed = idle.iter().take(MAX_LISTED).map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ");
+            let more =
+                if idle.len() > MAX_LISTED { format!(" and {} more", idle.len() - MAX_LISTED) } else { String::new() };
+            w.push(format!(
+                "{} of {} PanDA queues ran no job: {listed}{more} (why: `pilotsim explain RUN_DIR --queue {first}`)",
+                idle.len(),
+                queues.len()
+            ));
         }
     }
     w
 }
+
+/// Idle PanDA queues named in the warning; the rest are counted.
+const MAX_LISTED: usize = 8;

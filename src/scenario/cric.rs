@@ -4,7 +4,7 @@
 //! | form | entries | gives |
 //! |---|---|---|
 //! | `site_info.json` (CGSim) | `QUEUE: {"RSE": {RSE: "TB"}, "GFLOPS": n}` | queues, a CE each, storages |
-//! | `site_conn_info.json` | `"SRC:DST": {"closeness": {"latest": n}, "mbps": {"dashb": {"1h","1d","1w"}}, "files": {"queued-total": n}}` | `network` links |
+//! | `site_conn_info.json` | `"SRC:DST": {"closeness": {"latest": n}, "mbps": {"dashb": {"1h","1d","1w"}}, "files": {"queued": {ACTIVITY: {"latest": n}}}}` | `network` links |
 //! | CRIC pandaqueue JSON | `QUEUE: {"atlas_site", "status", "type", "corecount", "maxrss", …}` | queue attributes |
 //!
 //! Mappings (pilotsim's decisions; the files do not say):
@@ -24,7 +24,10 @@
 //!   grid). The queue's `corepower` stays PanDA's 10 HS06 per core.
 //! * **bandwidth**: the largest of FTS's `dashb` 1 h / 1 d / 1 w averages (the link's capacity
 //!   as observed, not the latest lull); a link without any Mbps gets [`DEFAULT_MBPS`].
-//!   `files.queued-total` becomes `queued_files`. Closeness −1 (CRIC's "blocked") and any value
+//!   `queued_files` is the link's `Production Output` backlog (`files.queued["Production
+//!   Output"].latest`), the activity PanDA's nucleus backlog and link check read (reference
+//!   panda.md §1 filter 3, §2 network); a link that gives only `files.queued-total` has that
+//!   taken instead (counted in a comment). Closeness −1 (CRIC's "blocked") and any value
 //!   outside 0..=11 drop the link (counted in a comment). With queue files, only links between
 //!   their sites are kept; a link matrix alone keeps every link (and lists no site).
 //!
@@ -39,6 +42,8 @@ use crate::grid::config::{Ce, Link, Site, Storage, StorageKind, StorageStatus};
 
 /// GFLOPS of one core assumed by the slot count (pilotsim's assumption; `--gflops-per-core`).
 pub const DEFAULT_GFLOPS_PER_CORE: f64 = 1000.0;
+/// The transfer activity whose queued files PanDA reads for a nucleus' backlog.
+pub const PRODUCTION_OUTPUT: &str = "Production Output";
 /// Bandwidth of a link FTS has no Mbps for (pilotsim's assumption; `--default-mbps`).
 pub const DEFAULT_MBPS: f64 = 10.0;
 
@@ -97,6 +102,9 @@ pub struct Fragment {
     pub foreign_links: usize,
     /// Links that had no Mbps and got the default.
     pub default_bandwidth_links: usize,
+    /// Links with a backlog but no per-activity breakdown (`queued-total` taken as Production
+    /// Output).
+    pub total_only_links: usize,
     /// `FILE: warning` lines.
     pub warnings: Vec<String>,
 }
@@ -464,12 +472,19 @@ pub fn import(files: &[(String, String)], opt: Options) -> Result<Fragment, Cric
             frag.default_bandwidth_links += 1;
             opt.default_mbps
         });
-        let queued_files = o
-            .get("files")
-            .and_then(|f| f.get("queued-total"))
-            .and_then(Value::as_f64)
-            .filter(|x| x.is_finite() && *x > 0.0)
-            .map_or(0, |x| x.round() as u64);
+        let files = o.get("files");
+        let count = |v: Option<&Value>| {
+            v.and_then(Value::as_f64).filter(|x| x.is_finite() && *x > 0.0).map_or(0, |x| x.round() as u64)
+        };
+        // What `getBackloggedNuclei` and the link check read: `Production Output_queued`.
+        let queued_files = match files.and_then(|f| f.get("queued")).and_then(Value::as_object) {
+            Some(by_activity) => count(by_activity.get(PRODUCTION_OUTPUT).and_then(|a| a.get("latest"))),
+            None => {
+                let total = count(files.and_then(|f| f.get("queued-total")));
+                frag.total_only_links += usize::from(total > 0);
+                total
+            }
+        };
         frag.network.push(Link {
             from: src,
             to: dst,
@@ -489,10 +504,8 @@ pub(crate) fn pretty<T: serde::Serialize>(v: &T) -> String {
     ron::ser::to_string_pretty(v, cfg).unwrap_or_else(|e| format!("/* {e} */"))
 }
 
-/// The scenario fragment: comment lines with the forms and counts, then `sites`, `storages`,
-/// `network` and `panda: (queues: [...])` fields to paste into a scenario (an empty part is
-/// left out). Parses back inside `Scenario(name: …, duration_s: …, <fragment> )` (tested).
-pub fn to_ron_fragment(f: &Fragment, opt: Options) -> String {
+/// Comment lines (each `// …\n`): every file with its form, then what the import made of them.
+pub fn header(f: &Fragment, opt: Options) -> String {
     let mut s = String::new();
     for (file, form) in &f.forms {
         s += &format!("// {file}: {form:?}\n");
@@ -502,7 +515,11 @@ pub fn to_ron_fragment(f: &Fragment, opt: Options) -> String {
         "// {} queues on {} sites ({slots} slots at {} GFLOPS per core), {} storages, {} links ({} dropped as blocked, {} between other sites, {} at the default {} Mbps)\n",
         f.queues.len(),
         f.sites.len(),
-        opt.gflops_per_core,
+        if opt.gflops_per_core >= 100.0 {
+            format!("{:.0}", opt.gflops_per_core)
+        } else {
+            opt.gflops_per_core.to_string()
+        },
         f.storages.len(),
         f.network.len(),
         f.blocked_links,
@@ -510,6 +527,25 @@ pub fn to_ron_fragment(f: &Fragment, opt: Options) -> String {
         f.default_bandwidth_links,
         opt.default_mbps
     );
+    let backlog: u64 = f.network.iter().map(|l| l.queued_files).sum();
+    if backlog > 0 {
+        s += &format!(
+            "// link backlogs (queued_files): {backlog} Production Output files in all, a constant background{}\n",
+            if f.total_only_links > 0 {
+                format!(" ({} links gave only queued-total, taken as Production Output)", f.total_only_links)
+            } else {
+                String::new()
+            }
+        );
+    }
+    s
+}
+
+/// The scenario fragment: comment lines with the forms and counts, then `sites`, `storages`,
+/// `network` and `panda: (queues: [...])` fields to paste into a scenario (an empty part is
+/// left out). Parses back inside `Scenario(name: …, duration_s: …, <fragment> )` (tested).
+pub fn to_ron_fragment(f: &Fragment, opt: Options) -> String {
+    let mut s = header(f, opt);
     if !f.sites.is_empty() {
         s += &format!("sites: {},\n", pretty(&f.sites));
     }

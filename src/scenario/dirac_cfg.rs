@@ -480,7 +480,10 @@ pub fn to_ron_fragment(import: &DiracCfgImport) -> String {
         s += &format!("    (name: {n:?}, job_share: {j:?}, properties: {p}, users: {u}),\n");
     }
     s += "],\n";
-    let Some(sc) = &import.share_corrections else { return s + "share_corrections: None,\n" };
+    // A scenario's `share_corrections` is not optional: without the section it keeps its default.
+    let Some(sc) = &import.share_corrections else {
+        return s + "// no ShareCorrections section: share corrections stay off (DIRAC's default)\n";
+    };
     let (e, p) = (sc.enabled, sc.update_history_period_s.as_secs_f64());
     let v = sc.variant.map_or(String::new(), |v| format!("variant: {v:?}, "));
     s += &format!("share_corrections: (enabled: {e}, {v}update_history_period_s: {p:?}, instances: [\n");

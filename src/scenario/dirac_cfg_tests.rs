@@ -114,7 +114,10 @@ fn registry_groups_and_operations_paths() {
     let none = import("ShareCorrections {\n WMSHistory {\n  G {\n  }\n }\n}").unwrap();
     assert_eq!(none.share_corrections.unwrap().instances, [], "ShareCorrectorsToStart absent: nothing starts");
     let only_registry = import(registry).unwrap();
-    assert!(to_ron_fragment(&only_registry).ends_with("],\nshare_corrections: None,\n"));
+    assert!(
+        to_ron_fragment(&only_registry)
+            .ends_with("],\n// no ShareCorrections section: share corrections stay off (DIRAC's default)\n")
+    );
     round_trip(&only_registry);
 }
 

@@ -18,6 +18,7 @@ pub mod generate_atlas;
 pub mod input;
 pub mod limits;
 pub mod overrides;
+pub mod own_grid;
 pub mod panda;
 pub mod types;
 pub mod validate;

@@ -36,6 +36,7 @@
 //! that points to `panda.variants`.
 
 pub mod check;
+pub mod nuclei;
 pub mod queue;
 pub mod replay;
 pub mod workload;

@@ -6,6 +6,7 @@ mod compare;
 mod determinism;
 mod factory;
 mod inputs;
+mod own_grid;
 mod layers;
 mod panda;
 mod periods;

@@ -389,12 +389,12 @@ fn replay_records(c: &mut Checker, path: &str, r: &super::ReplayStream, queues: 
     }
 }
 
-/// Valid but suspicious: parse warnings of `fairsharepolicy` and architectures, a dataset without
+/// Valid but suspicious: nuclei task brokerage always skips (`nuclei`), parse warnings of `fairsharepolicy` and architectures, a dataset without
 /// any replica, pull queues Harvester would submit nothing to; replay records that are skipped
 /// (cancelled, closed), that need more cores than their queue's pilots, or that stage in from a
 /// site the scenario does not have.
 pub fn warnings(s: &Scenario, p: &PandaConfig) -> Vec<Problem> {
-    let mut out = Vec::new();
+    let mut out = super::nuclei::warnings(s, p);
     let mut warn = |path: String, message: String| out.push(Problem { path, message });
     let arch = p.rules().arch;
     for (i, r) in p.replay.iter().enumerate() {

@@ -460,9 +460,11 @@ const SITE_INFO: &str = r#"{
   "ANALY_NDGF": {"RSE": {"NDGF-T1_DATATAPE": 0, "NDGF-T1_DATADISK": "300"}, "GFLOPS": 2720}
 }"#;
 const SITE_CONN: &str = r#"{
-  "AGLT2:AGLT2": {"closeness": {"latest": 0}, "dst": "AGLT2", "src": "AGLT2", "mbps": {"dashb": {"1w": 0.07}}},
+  "AGLT2:AGLT2": {"closeness": {"latest": 0}, "dst": "AGLT2", "src": "AGLT2", "mbps": {"dashb": {"1w": 0.07}},
+                  "files": {"queued-total": 5}},
   "AGLT2:NDGF-T1": {"closeness": {"latest": 11}, "dst": "NDGF-T1", "src": "AGLT2",
-                    "mbps": {"dashb": {"1h": 20.5, "1d": 80.25, "1w": 40}}, "files": {"queued-total": 12}},
+                    "mbps": {"dashb": {"1h": 20.5, "1d": 80.25, "1w": 40}}, "files": {"queued-total": 42,
+                    "queued": {"Functional Test": {"latest": 30}, "Production Output": {"latest": 12}}}},
   "NDGF-T1:AGLT2": {"closeness": {"latest": -1}, "dst": "AGLT2", "src": "NDGF-T1"},
   "NDGF-T1:BNL": {"closeness": {"latest": 3}, "dst": "BNL", "src": "NDGF-T1"}
 }"#;
@@ -510,7 +512,11 @@ fn the_three_cric_forms_import_and_parse_back() {
     // Links: the blocked one dropped, the one to BNL (no queue there) too; max of 1h/1d/1w.
     assert_eq!((f.network.len(), f.blocked_links, f.foreign_links), (2, 1, 1));
     let l = f.network.iter().find(|l| l.to == "NDGF-T1").unwrap();
+    // The Production Output backlog, what PanDA reads (30 Functional Test files are not);
+    // a link with only a total has the total.
     assert_eq!((l.bandwidth_mbps, l.closeness, l.queued_files), (80.25, 11, 12));
+    let lan = f.network.iter().find(|l| l.to == "AGLT2").unwrap();
+    assert_eq!((lan.queued_files, f.total_only_links), (5, 1));
     let text = cric::to_ron_fragment(&f, Options::default());
     let s = parse(&wrap(&text), "fragment").unwrap();
     assert_eq!(s.panda.as_ref().unwrap().queues, f.queues);

@@ -285,11 +285,18 @@ pub(super) fn summary(w: &PandaWms, jobs: &[Job]) -> serde_json::Value {
     let gshares = turnarounds(w);
     let pending = w.record.decisions.iter().filter(|d| d.pending.is_some()).count();
     // Why decisions chose nothing, by message with its numbers masked (`#`), per kind.
+    // The same per stream (by the stream's name), for the warnings of a stream that never ran.
     let mut why: BTreeMap<String, u64> = BTreeMap::new();
+    let mut why_by_stream: BTreeMap<&str, BTreeMap<String, u64>> = BTreeMap::new();
     for d in &w.record.decisions {
         if let Some(r) = w.record.pending(d) {
             let masked: String = r.chars().map(|c| if c.is_ascii_digit() { '#' } else { c }).collect();
-            *why.entry(format!("{}: {masked}", d.kind.as_str())).or_default() += 1;
+            let reason = format!("{}: {masked}", d.kind.as_str());
+            let stream = t.tasks.get(d.task as usize).and_then(|task| w.statics.shapes.get(usize::from(task.stream)));
+            if let Some(shape) = stream {
+                *why_by_stream.entry(shape.name.as_str()).or_default().entry(reason.clone()).or_default() += 1;
+            }
+            *why.entry(reason).or_default() += 1;
         }
     }
     let mut out = serde_json::json!({
@@ -297,7 +304,8 @@ pub(super) fn summary(w: &PandaWms, jobs: &[Job]) -> serde_json::Value {
         "jobs": by_status,
         "gshares": gshares,
         "queues": queues,
-        "brokerage": {"decisions": w.record.decisions.len(), "pending": pending, "pending_by_reason": why},
+        "brokerage": {"decisions": w.record.decisions.len(), "pending": pending, "pending_by_reason": why,
+                      "pending_by_stream": why_by_stream},
         "data": {"input_files_moved": w.data.input_files_moved, "output_files_moved": w.data.output_files_moved,
                  "no_route": w.data.no_route, "output_refused": w.data.output_refused},
         "copy_archive": {"cycles": w.daemon.cycles, "reassigned": w.daemon.reassigned,
