@@ -330,7 +330,10 @@ impl Factories {
                 (Some(kind), Some(site)) => format!("{kind}@{site}"),
                 _ => format!("factory {i}"),
             };
-            let closed_form = s.get("closed_form_jobs_per_hour").and_then(serde_json::Value::as_f64);
+            // Drawn only where its premise held (`closed_form_applies`; absent in older runs).
+            let applies = s.get("closed_form_applies").and_then(serde_json::Value::as_bool) != Some(false);
+            let closed_form =
+                s.get("closed_form_jobs_per_hour").and_then(serde_json::Value::as_f64).filter(|_| applies);
             let second_half = s.get("jobs_per_hour_second_half").and_then(serde_json::Value::as_f64);
             match list.iter_mut().find(|f| f.label == label) {
                 Some(f) => {

@@ -10,6 +10,7 @@
 //! ([`crate::metrics::points::Points`], written by `sweep`); a tune directory `tune.json`
 //! ([`crate::metrics::points::TuneFile`], written by `tune`).
 
+mod factory;
 mod panda;
 mod sweep;
 #[cfg(test)]
@@ -219,6 +220,7 @@ fn run_page(dir: &Path, s: &Summary) -> Result<String> {
         b.push_str(&section);
         first_figure = next;
     }
+    b.push_str(&factory::section(&s.factory));
     let shown: Vec<&str> = panda::PANDA_CHARTS.iter().map(|(n, _)| *n).collect();
     b.push_str(&charts(dir, &RUN_CHARTS, &shown, first_figure)?);
     let title = format!("pilotsim — {}", crate::metrics::label(&s.scenario, s.seed, &s.overrides));

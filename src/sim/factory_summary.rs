@@ -19,6 +19,10 @@ use crate::metrics::summary::WaitStats;
 use crate::metrics::{ExtraColumn, ExtraValues, Table};
 use crate::workload::{Job, JobKind, JobStatus, StreamInfo};
 
+/// Above this part of empty looks for a job, a factory lacked work and the seed's closed form
+/// (every node kept busy) does not describe its throughput.
+pub const CLOSED_FORM_MAX_EMPTY: f64 = 0.05;
+
 /// One factory's section.
 #[derive(Debug, Clone, Serialize)]
 pub struct FactorySummary {
@@ -45,6 +49,14 @@ pub struct FactorySummary {
     /// kept busy ("Pilot Submission Efficiency"): generic x/(Tsw + cycle/2 + tp + tpw + Tj);
     /// startd x·vms/(tp + interval/2 + tpw + Tj·max(1, vms/slot_cpus)) after the first round.
     pub closed_form_jobs_per_hour: Option<f64>,
+    /// The part of its pilots' looks for a job that found none: generic pilots that exited
+    /// without a job over pilots started; startd fetches without a job over fetches.
+    pub pilots_without_job_fraction: Option<f64>,
+    /// The closed form describes this run: its premise, that a pilot always finds a job (the
+    /// factory is limited by its nodes, not by the work), held — at most
+    /// [`CLOSED_FORM_MAX_EMPTY`] of the looks found none. Otherwise the throughput is the
+    /// work's arrival rate and the closed form is only a capacity.
+    pub closed_form_applies: bool,
     /// Mean standby pilots queued (submitted, not yet started) at its Generator's cycles.
     pub mean_standby: Option<f64>,
     /// Slot time of its pilots (cores × start → end, or the run's end), hours.
@@ -153,6 +165,12 @@ impl Factories {
                 let nodes = f.nodes(grid);
                 let (site, _, queue) = f.cfg.target();
                 let s = f.stats;
+                let (empty_looks, looks) = if f.is_startd() {
+                    (s.empty_fetches, s.empty_fetches + s.jobs_started)
+                } else {
+                    (s.pilots_without_job, s.pilots_started)
+                };
+                let empty = (looks > 0).then(|| empty_looks as f64 / looks as f64);
                 FactorySummary {
                     kind: if f.is_startd() { "Startd" } else { "Generic" },
                     site: site.to_string(),
@@ -165,6 +183,8 @@ impl Factories {
                     mean_queue_wait_s: tsw,
                     mean_job_s: tj,
                     closed_form_jobs_per_hour: f.closed_form(f64::from(nodes), tsw, tj),
+                    pilots_without_job_fraction: empty,
+                    closed_form_applies: empty.is_some_and(|e| e <= CLOSED_FORM_MAX_EMPTY),
                     mean_standby: (s.cycles > 0).then(|| s.standby_sum as f64 / s.cycles as f64),
                     held_slot_hours: held_s / 3600.0,
                     pilot_efficiency: (held_s > 0.0).then(|| busy_s / held_s),

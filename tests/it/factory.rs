@@ -49,6 +49,8 @@ fn factory_efficiency_agrees_with_the_closed_forms() {
     for (i, expected) in [("0", gpf), ("1", spf)] {
         let cf = num(&v, &["factory", i, "closed_form_jobs_per_hour"]);
         assert!((cf / expected - 1.0).abs() < 0.01, "factory {i}: {cf} against {expected}");
+        // Work never lacked: the closed form's premise held, and the summary says so.
+        assert_eq!(v["factory"][i]["closed_form_applies"], serde_json::json!(true), "factory {i}");
     }
     // The head node's load: a generic pilot per job, a startd pilot per ~40 jobs.
     let (gl, sl) = (
