@@ -170,13 +170,20 @@ fn draw_scene<DB: DrawingBackend>(c: &Canvas<'_, DB>, scene: &Scene) -> Result<(
         }
     }
     let tick_room = TICK_LEN + TICK_GAP + TICK_SIZE as i32;
+    let y_area = y_tick_w + c.px(TICK_LEN + TICK_GAP + DESC_SIZE as i32 + 24);
+    let plot_w = c.width - panel_w - c.px(16) - guide_w.max(c.px(36)) - y_area;
+    let turned = turned_labels(c, x, plot_w)?;
+    let x_area = match &turned {
+        Some(t) => c.px(TICK_LEN + TICK_GAP) + t.height + c.px(DESC_SIZE as i32 + 24),
+        None => c.px(tick_room + DESC_SIZE as i32 + 24),
+    };
     let mut chart = ChartBuilder::on(&chart_area)
         .margin_top(c.px(MARGIN_TOP))
         .margin_bottom(c.px(8))
         .margin_left(c.px(16))
         .margin_right(guide_w.max(c.px(36)))
-        .x_label_area_size(c.px(tick_room + DESC_SIZE as i32 + 24))
-        .y_label_area_size(y_tick_w + c.px(TICK_LEN + TICK_GAP + DESC_SIZE as i32 + 24))
+        .x_label_area_size(x_area)
+        .y_label_area_size(y_area)
         .build_cartesian_2d(AxisCoord(x), AxisCoord(y))?;
     let (xr, yr) = chart.plotting_area().get_pixel_range();
     let rect: PlotRect = (xr.start, yr.start, xr.end - 1, yr.end - 1);
@@ -204,7 +211,7 @@ fn draw_scene<DB: DrawingBackend>(c: &Canvas<'_, DB>, scene: &Scene) -> Result<(
         .set_all_tick_mark_size(c.px(TICK_LEN))
         .label_style(c.font(TICK_SIZE, TEXT).color(&TRANSPARENT))
         .draw()?;
-    draw_axis_labels(c, scene, rect, (&column, &row), &y_labels, y_tick_w)?;
+    draw_axis_labels(c, scene, rect, (&column, &row), &y_labels, y_tick_w, turned.as_ref())?;
 
     let slots = dash_slots(&scene.shapes, row);
     let label_rows = threshold_label_rows(c, &scene.shapes, row, (top, bottom));
@@ -269,11 +276,55 @@ fn tick_labels<DB: DrawingBackend>(c: &Canvas<'_, DB>, axis: &Axis, max_w: i32) 
     }
 }
 
+/// X category names turned to read upwards, one under each tick: what a category axis
+/// gets when its names side by side would not fit even shortened (the PanDA queues of a large
+/// grid), as long as a turned line fits between two ticks.
+struct TurnedLabels {
+    /// The names, each shortened to [`MAX_TURNED_W`].
+    labels: Vec<String>,
+    /// The longest name's width: the height the labels take below the axis.
+    height: i32,
+}
+
+/// The longest a turned name may be (CSS pixels).
+const MAX_TURNED_W: i32 = 240;
+
+/// The turned labels of a category axis `plot_w` wide, or `None` when the names fit side by side
+/// (shortened to no less than 48 px each) or the axis is not one of categories.
+fn turned_labels<DB: DrawingBackend>(
+    c: &Canvas<'_, DB>,
+    x: &Axis,
+    plot_w: i32,
+) -> Result<Option<TurnedLabels>, ChartError> {
+    if x.format != TickFormat::Category || x.ticks.len() < 2 {
+        return Ok(None);
+    }
+    let spacing = plot_w / x.ticks.len() as i32;
+    let mut widest = 0;
+    for t in &x.ticks {
+        widest = widest.max(c.text_width(&x.format_tick(*t), TICK_SIZE)?);
+    }
+    let fits_flat = widest + c.px(16) <= spacing || spacing - c.px(20) >= c.px(48);
+    if fits_flat || spacing < c.px(TICK_SIZE as i32 + 2) {
+        return Ok(None);
+    }
+    let labels: Vec<String> = x
+        .ticks
+        .iter()
+        .map(|t| c.fit_text(&x.format_tick(*t), TICK_SIZE, c.px(MAX_TURNED_W)))
+        .collect::<Result<_, _>>()?;
+    let mut height = 0;
+    for l in &labels {
+        height = height.max(c.text_width(l, TICK_SIZE)?);
+    }
+    Ok(Some(TurnedLabels { labels, height }))
+}
+
 /// Tick labels and axis descriptions. Drawn here rather than by plotters so that
 /// they get the same baseline correction as all other text. X labels that
 /// would touch are thinned to every second (third, …) tick, unless they are
-/// category names that can be shortened to fit; y category labels too close to
-/// each other are thinned too.
+/// category names that can be shortened to fit or turned (`turned`); y category labels too
+/// close to each other are thinned too.
 fn draw_axis_labels<DB: DrawingBackend>(
     c: &Canvas<'_, DB>,
     scene: &Scene,
@@ -281,8 +332,21 @@ fn draw_axis_labels<DB: DrawingBackend>(
     (column, row): (&dyn Fn(f64) -> i32, &dyn Fn(f64) -> i32),
     y_labels: &[String],
     y_tick_w: i32,
+    turned: Option<&TurnedLabels>,
 ) -> Result<(), ChartError> {
     let (x, y) = (&scene.x, &scene.y);
+    let label_top = bottom + c.px(TICK_LEN + TICK_GAP);
+    let center = Pos::new(HPos::Center, VPos::Center);
+    if let Some(t) = turned {
+        for (tick, label) in x.ticks.iter().zip(&t.labels) {
+            let w = c.text_width(label, TICK_SIZE)?;
+            let at = (column(*tick), label_top + w / 2);
+            c.text_turned(label, TICK_SIZE, TEXT, center, at, FontTransform::Rotate270)?;
+        }
+        let x_desc_y = label_top + t.height + c.px(12 + DESC_SIZE as i32 / 2);
+        c.text(&x.label, DESC_SIZE, TEXT, center, ((left + right) / 2, x_desc_y))?;
+        return draw_y_labels(c, y, (left, top, bottom), row, y_labels, y_tick_w);
+    }
     let spacing = match x.ticks[..] {
         [a, b, ..] => (column(b) - column(a)).max(1),
         _ => i32::MAX,
@@ -295,10 +359,24 @@ fn draw_axis_labels<DB: DrawingBackend>(
         widest = widest.max(c.text_width(label, TICK_SIZE)?);
     }
     let every = ((widest + c.px(16)) / spacing + 1).max(1) as usize;
-    let label_top = bottom + c.px(TICK_LEN + TICK_GAP);
     for (t, label) in x.ticks.iter().zip(&labels).step_by(every) {
         c.text(label, TICK_SIZE, TEXT, Pos::new(HPos::Center, VPos::Top), (column(*t), label_top))?;
     }
+    let x_desc_y = label_top + c.px(TICK_SIZE as i32 + 12 + DESC_SIZE as i32 / 2);
+    c.text(&x.label, DESC_SIZE, TEXT, center, ((left + right) / 2, x_desc_y))?;
+    draw_y_labels(c, y, (left, top, bottom), row, y_labels, y_tick_w)
+}
+
+/// The y tick labels (category names thinned when too close) and the y description.
+fn draw_y_labels<DB: DrawingBackend>(
+    c: &Canvas<'_, DB>,
+    y: &Axis,
+    (left, top, bottom): (i32, i32, i32),
+    row: &dyn Fn(f64) -> i32,
+    y_labels: &[String],
+    y_tick_w: i32,
+) -> Result<(), ChartError> {
+    let center = Pos::new(HPos::Center, VPos::Center);
     let label_right = left - c.px(TICK_LEN + TICK_GAP);
     let y_spacing = match y.ticks[..] {
         [a, b, ..] => (row(a) - row(b)).abs().max(1),
@@ -312,9 +390,6 @@ fn draw_axis_labels<DB: DrawingBackend>(
         let anchor = Pos::new(HPos::Right, VPos::Center);
         c.text(label, TICK_SIZE, TEXT, anchor, (label_right, row(*t)))?;
     }
-    let center = Pos::new(HPos::Center, VPos::Center);
-    let x_desc_y = label_top + c.px(TICK_SIZE as i32 + 12 + DESC_SIZE as i32 / 2);
-    c.text(&x.label, DESC_SIZE, TEXT, center, ((left + right) / 2, x_desc_y))?;
     let y_desc_x = label_right - y_tick_w - c.px(12 + DESC_SIZE as i32 / 2);
     c.text_turned(&y.label, DESC_SIZE, TEXT, center, (y_desc_x, (top + bottom) / 2), FontTransform::Rotate270)
 }

@@ -22,16 +22,23 @@ pub fn write_chart(dir: &Path, stem: &str, r: Rendered) -> Result<()> {
     Ok(())
 }
 
-/// The share-convergence chart of a run: running share of each group over time.
+/// Below this part of the run's peak of running jobs, a sample's instantaneous shares are
+/// ratios of a handful of jobs (the first pilots, the last jobs): the share chart leaves a gap
+/// there rather than jump between 0 and 100 %.
+pub const SHARE_MIN_RUNNING: f64 = 0.05;
+
+/// The share-convergence chart of a run: running share of each group over time, with gaps
+/// where fewer than [`SHARE_MIN_RUNNING`] of the peak's jobs ran.
 pub fn share_chart(run: &RunData) -> ShareConvergence {
     let r = &*run.recorder;
     let groups: Vec<usize> = (0..r.entities.len()).filter(|&e| r.entities[e].level == Level::Group).collect();
+    let running: Vec<u64> = r.samples.iter().map(|s| groups.iter().map(|&e| u64::from(s.running[e])).sum()).collect();
     let entities = groups
         .iter()
         .map(|&e| EntityShare {
             label: r.entities[e].name.clone(),
             target: r.entities[e].target_share,
-            points: r.samples.iter().map(|s| (s.time.as_hours_f64(), s.share[e])).collect(),
+            points: gapped(r.samples.iter().map(|s| (s.time.as_hours_f64(), s.share[e])), &running),
         })
         .collect();
     ShareConvergence {
@@ -47,6 +54,13 @@ pub fn share_chart(run: &RunData) -> ShareConvergence {
             _ => "share of running jobs".into(),
         },
     }
+}
+
+/// The share points with NaN (a gap) where the running jobs (`running`, one per point) were
+/// fewer than [`SHARE_MIN_RUNNING`] of their peak.
+fn gapped(points: impl Iterator<Item = (f64, f64)>, running: &[u64]) -> Vec<(f64, f64)> {
+    let floor = running.iter().copied().max().unwrap_or(0) as f64 * SHARE_MIN_RUNNING;
+    points.zip(running).map(|((t, share), &n)| (t, if (n as f64) < floor { f64::NAN } else { share })).collect()
 }
 
 fn pilots_chart(run: &RunData) -> PilotsOverTime {
@@ -324,4 +338,20 @@ pub fn write_run(dir: &Path, run: &mut RunData) -> Result<Summary> {
     write::atomic(&dir.join("scenario.ron"), effective.as_bytes())?;
     write::atomic(&dir.join("summary.json"), json.as_bytes())?;
     Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn share_samples_of_a_handful_of_running_jobs_are_gaps() {
+        // Peak 400 running: the floor is 20. One job at the start (share 100 %) and 19 at the
+        // end are gaps; 20 and more are drawn.
+        let points = [(0.0, 1.0), (1.0, 0.8), (2.0, 0.75), (3.0, 0.0)];
+        let g = gapped(points.into_iter(), &[1, 400, 20, 19]);
+        assert!(g[0].1.is_nan() && g[3].1.is_nan(), "{g:?}");
+        assert_eq!((g[1], g[2]), ((1.0, 0.8), (2.0, 0.75)));
+        assert_eq!(gapped([(0.0, 0.5)].into_iter(), &[0]), [(0.0, 0.5)], "nothing ever ran: untouched");
+    }
 }

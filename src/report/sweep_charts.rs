@@ -81,6 +81,9 @@ pub struct HeatMap {
     pub value_label: String,
     /// Values are fractions, shown as percentages.
     pub percent: bool,
+    /// The largest 95 % CI half-width of a cell's mean: the colour scale spans at least twice
+    /// it, so that cells apart by less than the noise look alike (`None`: one replica).
+    pub noise: Option<f64>,
 }
 
 /// Marker shapes of the series (redundant with the colours, for greyscale prints).
@@ -126,6 +129,18 @@ fn widen((lo, hi): (f64, f64)) -> (f64, f64) {
     }
     let d = if lo == 0.0 { 1.0 } else { lo.abs() * 0.1 };
     (lo - d, hi + d)
+}
+
+/// `(lo, hi)` widened about its middle to span at least `2 × noise`: a spread within the
+/// noise of the means gets a narrow band of colours, not the whole scale.
+fn at_least_noise((lo, hi): (f64, f64), noise: Option<f64>) -> (f64, f64) {
+    match noise.filter(|n| n.is_finite() && *n > 0.0) {
+        Some(n) if hi - lo < 2.0 * n => {
+            let mid = lo / 2.0 + hi / 2.0;
+            (mid - n, mid + n)
+        }
+        _ => (lo, hi),
+    }
 }
 
 /// Axis over `data` rounded outward to ticks. Where the data reach a rounded
@@ -288,7 +303,7 @@ fn heat_scene(c: &HeatMap) -> Scene {
 
     let values: Vec<f64> = (0..rows).flat_map(|r| (0..cols).filter_map(move |col| value(r, col))).collect();
     let colorbar = extent(values.iter().copied()).map(|range| {
-        let (lo, hi) = widen(range);
+        let (lo, hi) = at_least_noise(widen(range), c.noise);
         let format = if c.percent { TickFormat::Percent } else { TickFormat::Plain };
         let missing = (0..rows).any(|r| (0..cols).any(|col| value(r, col).is_none()));
         ColorBar { axis: Axis::rounded(&c.value_label, lo, hi, format), missing }

@@ -90,6 +90,7 @@ fn realistic_heat_map() -> HeatMap {
         cells,
         value_label: "pilot_efficiency".to_owned(),
         percent: true,
+        noise: None,
     }
 }
 
@@ -174,6 +175,7 @@ fn grid(cells: Vec<Vec<Option<f64>>>, xs: usize, ys: usize) -> HeatMap {
         cells,
         value_label: "metric".to_owned(),
         percent: false,
+        noise: None,
     }
 }
 
@@ -222,4 +224,21 @@ fn cell_values_share_their_decimals() {
     assert_eq!(show(&[1.0, 40.0, 0.0, -0.0], false), ["1", "40", "0", "0"]);
     assert_eq!(show(&[2e7, 1.0], false), ["2.00e7", "1.00e0"]);
     assert_eq!(show(&[-0.0], true), ["0 %"]);
+}
+
+#[test]
+fn heat_map_colours_a_spread_within_the_noise_as_one_band() {
+    // A Jain index of 92.0–92.4 % with means known to ±1 %: the scale spans the noise, and the
+    // two extreme cells end up close in colour instead of at its two ends.
+    let mut c = grid(vec![vec![Some(0.920), Some(0.924)], vec![Some(0.922), Some(0.921)]], 2, 2);
+    let span = |c: &HeatMap| {
+        let r = heat_scene(c).colorbar.unwrap().axis.range;
+        r.1 - r.0
+    };
+    assert!(span(&c) < 0.01, "without noise the spread fills the scale: {}", span(&c));
+    c.noise = Some(0.01);
+    assert!(span(&c) >= 0.02, "{}", span(&c));
+    // A spread larger than the noise keeps its own range.
+    c.cells = vec![vec![Some(0.5), Some(0.9)], vec![Some(0.6), Some(0.7)]];
+    assert!(span(&c) < 0.5, "{}", span(&c));
 }

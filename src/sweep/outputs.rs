@@ -209,6 +209,12 @@ pub fn heat_chart(p: &Points, metric: &str) -> Option<HeatMap> {
                 .collect()
         })
         .collect();
+    let noise = p
+        .points
+        .iter()
+        .filter_map(|pt| pt.metrics.get(metric)?.ci95)
+        .filter(|h| h.is_finite())
+        .fold(None, |m: Option<f64>, h| Some(m.map_or(h, |m| m.max(h))));
     Some(HeatMap {
         title: format!("{metric} — {} (mean of {} replicas)", p.scenario, p.replicas),
         x_label: x.path.clone(),
@@ -218,6 +224,7 @@ pub fn heat_chart(p: &Points, metric: &str) -> Option<HeatMap> {
         cells,
         value_label: metric.to_string(),
         percent: is_fraction(metric),
+        noise,
     })
 }
 

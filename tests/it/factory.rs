@@ -50,7 +50,8 @@ fn factory_efficiency_agrees_with_the_closed_forms() {
         let cf = num(&v, &["factory", i, "closed_form_jobs_per_hour"]);
         assert!((cf / expected - 1.0).abs() < 0.01, "factory {i}: {cf} against {expected}");
         // Work never lacked: the closed form's premise held, and the summary says so.
-        assert_eq!(v["factory"][i]["closed_form_applies"], serde_json::json!(true), "factory {i}");
+        let f = &v["factory"][i.parse::<usize>().unwrap()];
+        assert_eq!(f["closed_form_applies"], serde_json::json!(true), "factory {i}");
     }
     // The head node's load: a generic pilot per job, a startd pilot per ~40 jobs.
     let (gl, sl) = (

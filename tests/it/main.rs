@@ -1,4 +1,5 @@
 mod arch;
+mod atlas_charts;
 mod boundary;
 mod check;
 mod cli;
@@ -6,8 +7,8 @@ mod compare;
 mod determinism;
 mod factory;
 mod inputs;
-mod own_grid;
 mod layers;
+mod own_grid;
 mod panda;
 mod periods;
 mod pins;

@@ -33,14 +33,25 @@ fn minutes(v: &Value) -> String {
     v.as_f64().map_or("—".into(), |s| format!("{:.1}", s / 60.0))
 }
 
-/// `key: value` rows of a counter object (nested objects as `k n, k n`), keys as words.
+/// `key: value` rows of a counter object, keys as words. A nested object gives one line per
+/// entry (`k n`), and one more level `k: k2 n` (PanDA's pending reasons per stream), so that
+/// long reasons wrap in their cell instead of running out of it.
 fn counter_rows(v: &Value) -> Vec<Vec<String>> {
     let Some(o) = v.as_object() else { return Vec::new() };
     o.iter()
         .map(|(k, v)| {
             let value = match v.as_object() {
                 Some(inner) if inner.is_empty() => "—".to_string(),
-                Some(inner) => inner.iter().map(|(k, v)| format!("{} {}", esc(k), n(v))).collect::<Vec<_>>().join(", "),
+                Some(inner) => inner
+                    .iter()
+                    .flat_map(|(k, v)| match v.as_object() {
+                        Some(deeper) => {
+                            deeper.iter().map(|(k2, v)| format!("{}: {} {}", esc(k), esc(k2), n(v))).collect()
+                        }
+                        None => vec![format!("{} {}", esc(k), n(v))],
+                    })
+                    .collect::<Vec<_>>()
+                    .join("<br>"),
                 None => n(v),
             };
             vec![esc(&k.replace('_', " ")), value]
