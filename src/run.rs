@@ -72,8 +72,7 @@ impl Finished {
         self.data_with(true)
     }
 
-    /// The data of the run without the WMSs' extra columns and tables: what the summary and a
-    /// comparison's traces read.
+    /// The data of the run without the WMSs' extra columns and tables: what the summary reads.
     pub fn core_data(&mut self) -> RunData<'_> {
         self.data_with(false)
     }

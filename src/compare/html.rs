@@ -12,7 +12,7 @@ use super::table::{Row, key_rows};
 use crate::metrics::write;
 
 /// The captions of the comparison's charts, in the order the page shows them.
-const CHARTS: [(&str, &str); 4] = [
+const CHARTS: [(&str, &str); 7] = [
     (
         "share_convergence.svg",
         "Share convergence: each group's running share over time, the mean of the replicas with its 95 % confidence band; A solid, B dashed, targets as grey guides.",
@@ -28,6 +28,18 @@ const CHARTS: [(&str, &str); 4] = [
     (
         "user_wait_times.svg",
         "Waiting time to match per user of the groups whose users share them (the users with most jobs); A solid, B dashed.",
+    ),
+    (
+        "queue_waits.svg",
+        "PanDA: wait from activated to running per PanDA queue (ECDF of all replicas' jobs, the queues with most started jobs); A solid, B dashed.",
+    ),
+    (
+        "link_backlog.svg",
+        "PanDA: files of the run's own transfers queued or in transfer per link (the links with the highest peaks), mean of the replicas with its 95 % band; A solid, B dashed.",
+    ),
+    (
+        "factory_throughput.svg",
+        "Pilot factories: jobs finished per hour in each factory's pilots, mean of the replicas with its 95 % band; A solid, B dashed.",
     ),
 ];
 

@@ -14,6 +14,7 @@ use crate::metrics::columns::Data;
 use crate::metrics::format::{aligned, fmt_diff, fmt_half, fmt_value};
 use crate::metrics::{parquet, write};
 use crate::report::compare_charts::{Overlay, OverlaySeries, overlay};
+use crate::report::factory_charts::hourly_rate;
 use crate::report::outputs::{MAX_USERS, write_chart};
 use crate::report::{Rendered, WaitTimes, wait_time_distribution};
 use crate::sweep::outputs::ci95;
@@ -203,16 +204,149 @@ pub fn charts(c: &Comparison) -> Result<Vec<(&'static str, Rendered)>> {
             wait_times(&title("Waiting time to match per user"), &ta, &tb, |t| &t.user_waits, MAX_USERS)?,
         ));
     }
+    out.extend(panda_and_factory_charts(&ta, &tb, &title, end_hours)?);
     Ok(out)
+}
+
+/// Queues, links and factories drawn in a comparison: the busiest, like the run's charts.
+const MAX_OVERLAID: usize = 6;
+
+/// PanDA's waits per queue (the queues with most started jobs) and link backlogs (the links
+/// with the highest peaks), and the jobs finished per hour in each pilot factory, where either
+/// side has them.
+fn panda_and_factory_charts(
+    ta: &[&Trace],
+    tb: &[&Trace],
+    title: &dyn Fn(&str) -> String,
+    end_hours: f64,
+) -> Result<Vec<(&'static str, Rendered)>> {
+    let mut out = Vec::new();
+    let both = || ta.iter().chain(tb);
+    if both().any(|t| !t.queue_waits.is_empty()) {
+        let what = format!("Wait from activated to running, the {MAX_OVERLAID} busiest PanDA queues");
+        out.push(("queue_waits", wait_times(&title(&what), ta, tb, |t| &t.queue_waits, MAX_OVERLAID)?));
+    }
+    if both().any(|t| !t.link_backlogs.is_empty()) {
+        // Each link's peak over every replica of both sides; the highest first, ties by name.
+        let mut peaks: Vec<(String, i64)> = Vec::new();
+        for t in both() {
+            for (name, changes) in &t.link_backlogs {
+                let peak = peak_level(changes);
+                match peaks.iter_mut().find(|(n, _)| n == name) {
+                    Some(e) => e.1 = e.1.max(peak),
+                    None => peaks.push((name.clone(), peak)),
+                }
+            }
+        }
+        peaks.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        let mut series = Vec::new();
+        for (color, (link, _)) in peaks.iter().take(MAX_OVERLAID).enumerate() {
+            for (side, ts) in [("A", ta), ("B", tb)] {
+                let levels: Vec<Vec<f64>> = ts
+                    .iter()
+                    .map(|t| {
+                        let changes = t.link_backlogs.iter().find(|(n, _)| n == link).map_or(&[][..], |(_, c)| c);
+                        levels_at(changes, &t.hours)
+                    })
+                    .collect();
+                let replicas: Vec<&[f64]> = levels.iter().map(Vec::as_slice).collect();
+                series.push(side_series(link, side, color, &ts[0].hours, &replicas, false));
+            }
+        }
+        out.push((
+            "link_backlog",
+            overlay(&Overlay {
+                title: title("Files queued per link, this run's transfers"),
+                y_label: "files queued or in transfer (mean of replicas, 95 % CI)".into(),
+                percent: false,
+                end_hours,
+                series,
+                guides: Vec::new(),
+            })?,
+        ));
+    }
+    if both().any(|t| !t.factory_ends.is_empty()) {
+        let mut names: Vec<String> = Vec::new();
+        for t in both() {
+            for (name, _) in &t.factory_ends {
+                if !names.contains(name) {
+                    names.push(name.clone());
+                }
+            }
+        }
+        let mut series = Vec::new();
+        for (color, name) in names.iter().enumerate() {
+            for (side, ts) in [("A", ta), ("B", tb)] {
+                // Every replica of a side has the same length, hence the same hourly bins.
+                let rates: Vec<Vec<(f64, f64)>> = ts
+                    .iter()
+                    .map(|t| {
+                        let ends = t.factory_ends.iter().find(|(n, _)| n == name).map_or(&[][..], |(_, e)| e);
+                        hourly_rate(ends, t.end_hours)
+                    })
+                    .collect();
+                let hours: Vec<f64> = rates[0].iter().map(|p| p.0).collect();
+                let values: Vec<Vec<f64>> = rates.iter().map(|r| r.iter().map(|p| p.1).collect()).collect();
+                let replicas: Vec<&[f64]> = values.iter().map(Vec::as_slice).collect();
+                series.push(side_series(name, side, color, &hours, &replicas, false));
+            }
+        }
+        out.push((
+            "factory_throughput",
+            overlay(&Overlay {
+                title: title("Jobs finished per hour by pilot factory"),
+                y_label: "jobs finished per hour (mean of replicas, 95 % CI)".into(),
+                percent: false,
+                end_hours,
+                series,
+                guides: Vec::new(),
+            })?,
+        ));
+    }
+    Ok(out)
+}
+
+/// The highest level a series of `(time, ±n)` changes reaches (changes at one instant
+/// applied together, in any order).
+fn peak_level(changes: &[(f64, i64)]) -> i64 {
+    let mut sorted = changes.to_vec();
+    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (mut level, mut peak) = (0i64, 0i64);
+    for (k, (t, d)) in sorted.iter().enumerate() {
+        level += d;
+        if sorted.get(k + 1).is_none_or(|next| next.0 != *t) {
+            peak = peak.max(level);
+        }
+    }
+    peak
+}
+
+/// The level of a series of `(time, ±n)` changes at each of `hours` (changes at an instant
+/// count from that instant on).
+fn levels_at(changes: &[(f64, i64)], hours: &[f64]) -> Vec<f64> {
+    let mut sorted = changes.to_vec();
+    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut level = 0i64;
+    let mut next = 0;
+    hours
+        .iter()
+        .map(|&h| {
+            while next < sorted.len() && sorted[next].0 <= h {
+                level += sorted[next].1;
+                next += 1;
+            }
+            level as f64
+        })
+        .collect()
 }
 
 /// One side's mean series with its band.
 fn side_series(name: &str, side: &str, color: usize, hours: &[f64], replicas: &[&[f64]], share: bool) -> OverlaySeries {
     let (means, mut band) = mean_band(replicas);
-    if share {
-        // A share lies in [0, 1]; so does the interval drawn for it.
-        band.iter_mut().for_each(|(lo, hi)| (*lo, *hi) = (lo.max(0.0), hi.min(1.0)));
-    }
+    // Every series drawn is a count, a rate or a share: never below 0, a share never above 1;
+    // so is the interval drawn for it.
+    let top = if share { 1.0 } else { f64::INFINITY };
+    band.iter_mut().for_each(|(lo, hi)| (*lo, *hi) = (lo.max(0.0), hi.min(top)));
     OverlaySeries {
         label: format!("{name} ({side})"),
         color,
@@ -278,6 +412,15 @@ pub fn mean_band(replicas: &[&[f64]]) -> (Vec<f64>, Vec<(f64, f64)>) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn link_levels_are_sampled_and_peaked_from_their_changes() {
+        // Two files submitted at 0.5 h, one ends at 1.0 h, one more submitted and one ended at 2 h.
+        let changes = [(0.5, 1), (0.5, 1), (1.0, -1), (2.0, 1), (2.0, -1)];
+        assert_eq!(levels_at(&changes, &[0.0, 0.5, 0.9, 1.0, 2.0, 3.0]), [0.0, 2.0, 2.0, 1.0, 1.0, 1.0]);
+        assert_eq!(peak_level(&changes), 2, "changes at one instant count together");
+        assert_eq!(peak_level(&[]), 0);
+    }
+
     use super::*;
 
     #[test]

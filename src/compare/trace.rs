@@ -1,6 +1,8 @@
-//! What a comparison keeps of one run for its overlay charts: the share and pilot time series
-//! and every job's wait, by group and by user. A few numbers per sample and one per job, so
-//! that the replicas of both sides fit in memory side by side.
+//! What a comparison keeps of one run for its overlay charts: the share and pilot time series,
+//! every job's wait by group and by user, and where the run has them PanDA's waits per queue,
+//! the link backlogs of its transfers and the jobs finished in each pilot factory. A few numbers
+//! per sample and one or two per job or transfer, so that the replicas of both sides fit in
+//! memory side by side.
 
 use crate::metrics::recorder::Level;
 use crate::metrics::{RunData, users};
@@ -24,6 +26,14 @@ pub struct Trace {
     /// The same per user (`summary.json` `users`: DIRAC's user entities, PanDA's analysis
     /// users).
     pub user_waits: Waits,
+    /// PanDA: waits from `activated` to `running` per queue, seconds.
+    pub queue_waits: Waits,
+    /// Per link, the changes `(hours, ±1)` of this run's files queued or in transfer on it.
+    pub link_backlogs: Vec<(String, Vec<(f64, i64)>)>,
+    /// Per pilot factory, the end times (hours) of the jobs finished in its pilots.
+    pub factory_ends: Vec<(String, Vec<f64>)>,
+    /// The run's length, hours.
+    pub end_hours: f64,
 }
 
 /// One group's running share over time.
@@ -54,6 +64,10 @@ impl Trace {
             pilots_waiting: r.samples.iter().map(|s| f64::from(s.pilots.waiting)).collect(),
             group_waits: crate::report::outputs::group_waits(run),
             user_waits: users::waits(run),
+            queue_waits: crate::report::outputs::queue_waits(run),
+            link_backlogs: crate::report::outputs::link_backlogs(run),
+            factory_ends: crate::report::factory_charts::finished_by_factory(run),
+            end_hours: run.meta.end.as_hours_f64(),
         }
     }
 }

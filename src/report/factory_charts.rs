@@ -365,15 +365,29 @@ fn title(what: &str, run: &RunData) -> String {
     format!("{what} — {}", run.meta.label())
 }
 
-/// Jobs that ended `Done` in each factory's pilots, per hour of their end time.
-fn throughput_chart(run: &RunData, f: &Factories) -> FactoryThroughput {
-    let end_hours = run.meta.end.as_hours_f64();
+/// The end times (hours) of the jobs that ended `Done` in each factory's pilots.
+fn done_ends(run: &RunData, f: &Factories) -> Vec<Vec<f64>> {
     let mut ends: Vec<Vec<f64>> = vec![Vec::new(); f.list.len()];
     for j in run.jobs.iter().filter(|j| j.status == JobStatus::Done) {
         if let (Some(i), Some(t)) = (f.of_job(j), j.ended()) {
             ends[i].push(t.as_hours_f64());
         }
     }
+    ends
+}
+
+/// Per factory (its label, `Generic@GPF.BNL.us`), the end times in hours of the jobs that
+/// finished in its pilots; empty without factories.
+pub fn finished_by_factory(run: &RunData) -> Vec<(String, Vec<f64>)> {
+    let f = Factories::of(run);
+    let ends = done_ends(run, &f);
+    f.list.into_iter().map(|x| x.label).zip(ends).collect()
+}
+
+/// Jobs that ended `Done` in each factory's pilots, per hour of their end time.
+fn throughput_chart(run: &RunData, f: &Factories) -> FactoryThroughput {
+    let end_hours = run.meta.end.as_hours_f64();
+    let ends = done_ends(run, f);
     let factories = f
         .list
         .iter()

@@ -173,8 +173,13 @@ fn panda_title(what: &str, run: &RunData) -> String {
     format!("{what} — {}", run.meta.label())
 }
 
-/// Wait from `activated` to `running` per PQ (the [`MAX_BOXES`] PQs with most started jobs).
-fn queue_wait_chart(run: &RunData, p: &PandaJobs) -> QueueWaits {
+/// Waits from `activated` to `running` in seconds per PanDA queue, by queue name; empty for a
+/// run without PanDA jobs.
+pub fn queue_waits(run: &RunData) -> Vec<(String, Vec<f64>)> {
+    PandaJobs::of(run).map_or_else(Vec::new, |p| waits_by_queue(&p))
+}
+
+fn waits_by_queue(p: &PandaJobs) -> Vec<(String, Vec<f64>)> {
     let mut by_queue: std::collections::BTreeMap<&str, Vec<f64>> = std::collections::BTreeMap::new();
     for (j, q) in p.queue.iter().enumerate() {
         let Some(q) = q else { continue };
@@ -183,7 +188,12 @@ fn queue_wait_chart(run: &RunData, p: &PandaJobs) -> QueueWaits {
             waits.push(r - a);
         }
     }
-    let mut queues: Vec<(String, Vec<f64>)> = by_queue.into_iter().map(|(q, w)| (q.to_string(), w)).collect();
+    by_queue.into_iter().map(|(q, w)| (q.to_string(), w)).collect()
+}
+
+/// Wait from `activated` to `running` per PQ (the [`MAX_BOXES`] PQs with most started jobs).
+fn queue_wait_chart(run: &RunData, p: &PandaJobs) -> QueueWaits {
+    let mut queues = waits_by_queue(p);
     let what = if queues.len() > MAX_BOXES {
         let n = queues.len();
         queues.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
@@ -221,6 +231,18 @@ fn queue_length_chart(run: &RunData, p: &PandaJobs) -> CountsOverTime {
 
 /// Files of our transfers queued per link (from submission until done or cancelled).
 fn link_backlog_chart(run: &RunData) -> CountsOverTime {
+    let end = run.meta.end.as_hours_f64();
+    CountsOverTime {
+        title: panda_title("Files queued per link, our transfers only (constant background not shown)", run),
+        y_label: "files queued or in transfer".into(),
+        end_hours: end,
+        lines: top_series(link_backlogs(run), 0.0, end),
+    }
+}
+
+/// Per link (`SRC→DST`), the changes of the files of this run's transfers queued or in
+/// transfer on it: `(hours, +1)` at each submission, `(hours, −1)` at each end; links in id order.
+pub fn link_backlogs(run: &RunData) -> Vec<(String, Vec<(f64, i64)>)> {
     let net = run.network;
     let sites: Vec<&str> = run.scenario.sites.iter().map(|s| s.name.as_str()).collect();
     let mut by_link: std::collections::BTreeMap<u32, Vec<(f64, i64)>> = std::collections::BTreeMap::new();
@@ -238,14 +260,7 @@ fn link_backlog_chart(run: &RunData) -> CountsOverTime {
         }
         None => format!("link {l}"),
     };
-    let series = by_link.into_iter().map(|(l, c)| (name(l), c)).collect();
-    let end = run.meta.end.as_hours_f64();
-    CountsOverTime {
-        title: panda_title("Files queued per link, our transfers only (constant background not shown)", run),
-        y_label: "files queued or in transfer".into(),
-        end_hours: end,
-        lines: top_series(series, 0.0, end),
-    }
+    by_link.into_iter().map(|(l, c)| (name(l), c)).collect()
 }
 
 /// The PanDA charts of a run (file stem and chart): queue waits and lengths when it has PanDA

@@ -82,6 +82,40 @@ fn more_extra_pilots_send_more_pilots_beyond_the_noise_and_the_outputs_are_deter
     }
 }
 
+fn shipped(file: &str, sets: &[&str]) -> run::Prepared {
+    let loaded = scenario::load_file(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios").join(file)).unwrap();
+    run::prepare(&loaded, &sets.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()
+}
+
+#[test]
+fn a_panda_comparison_overlays_queue_waits_and_link_backlogs_and_factories_their_throughput() {
+    let sat = "panda.gdpconfig.job_broker.nqueued_sat_cap";
+    let short = "duration_s=43200";
+    let a = shipped("tuning_nqueued_sat_cap.ron", &[short, &format!("{sat}=10")]);
+    let b = shipped("tuning_nqueued_sat_cap.ron", &[short, &format!("{sat}=1000")]);
+    let c = compare::run_scenarios((&a, "A"), (&b, "B"), 2, Some(1), |_, _| {}).unwrap();
+    let d = temp("panda");
+    outputs::write_all(&d, &c).unwrap();
+    let waits = std::fs::read_to_string(d.join("queue_waits.svg")).unwrap();
+    assert!(waits.contains("SWT2_CPB (A)") && waits.contains("SWT2_CPB (B)"), "one ECDF per queue and side");
+    let links = std::fs::read_to_string(d.join("link_backlog.svg")).unwrap();
+    assert!(links.contains("SWT2_CPB→BNL (A)") && links.contains("SWT2_CPB→BNL (B)"));
+    let html = std::fs::read_to_string(d.join("compare.html")).unwrap();
+    assert!(html.contains("per PanDA queue") && html.contains("per link"));
+    assert!(!d.join("factory_throughput.svg").exists(), "no factory, no factory chart");
+
+    let a = shipped("factory_efficiency.ron", &["duration_s=86400"]);
+    let b = shipped("factory_efficiency.ron", &["duration_s=86400", "factory.0.Generic.cycle_s=600"]);
+    let c = compare::run_scenarios((&a, "A"), (&b, "B"), 2, Some(1), |_, _| {}).unwrap();
+    outputs::write_all(&d, &c).unwrap();
+    let f = std::fs::read_to_string(d.join("factory_throughput.svg")).unwrap();
+    assert!(
+        f.contains("Generic@GPF.BNL.us (A)") && f.contains("Startd@SPF.BNL.us (B)"),
+        "one line per factory and side"
+    );
+    std::fs::remove_dir_all(d).unwrap();
+}
+
 #[test]
 fn two_run_directories_compare_without_an_interval() {
     let dir = temp("dirs");
