@@ -51,7 +51,10 @@ pub fn run(args: NewArgs) -> anyhow::Result<Outcome> {
     opt.gflops_per_core = args.gflops_per_core;
     opt.default_mbps = args.default_mbps;
     opt.empty_links = args.empty_links;
-    let text = own_grid::build(&sources, &opt).map_err(anyhow::Error::msg)?;
+    let (text, warnings) = own_grid::build_with_warnings(&sources, &opt).map_err(anyhow::Error::msg)?;
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
     // What was written must load: a failure here is pilotsim's bug, said as such.
     let parsed = scenario::parse(&text, &name)
         .map_err(|e| anyhow::anyhow!("the written scenario does not parse (a pilotsim bug): {e}"))?;

@@ -113,6 +113,12 @@ impl Options {
 
 /// The scenario's RON text, or what is wrong with the dumps or options.
 pub fn build(src: &Sources, opt: &Options) -> Result<String, String> {
+    build_with_warnings(src, opt).map(|(text, _)| text)
+}
+
+/// [`build`], with the importer's warnings about the queue and network JSON (fields it does
+/// not read, queues without GFLOPS given one slot).
+pub fn build_with_warnings(src: &Sources, opt: &Options) -> Result<(String, Vec<String>), String> {
     if opt.jobs < MIN_JOBS {
         return Err(format!("--jobs {}: the workload template needs at least {MIN_JOBS} jobs", opt.jobs));
     }
@@ -210,7 +216,7 @@ pub fn build(src: &Sources, opt: &Options) -> Result<String, String> {
         write_panda(&mut s, &frag, gdp.as_deref(), &w);
     }
     let _ = writeln!(s, ")");
-    Ok(s)
+    Ok((s, frag.warnings))
 }
 
 /// The dumps' file names, for the description.
