@@ -19,6 +19,7 @@
 use std::collections::VecDeque;
 
 use super::config::{Ce, Site};
+use super::gpu::Gpus;
 use super::pilot::{Pilot, PilotShape, PilotStatus};
 use crate::engine::{RngStreams, SimDuration, SimRng, SimTime, dist};
 use crate::ids::{CeId, JobId, PilotId, SiteId, WmsId};
@@ -56,6 +57,8 @@ pub enum Refusal {
     MaxTotalJobs(u32),
     /// The pilot asks for more cores than the CE has slots (or for none).
     Shape { cores: u32, slots: u32 },
+    /// The pilot asks for more GPUs than one node of any kind it accepts has.
+    Gpus { gpus: u32 },
 }
 
 /// What happened to a pilot, in order.
@@ -106,6 +109,8 @@ pub struct Grid {
     pub state: Vec<CeState>,
     /// Every pilot, by id.
     pub pilots: Vec<Pilot>,
+    /// The CEs' GPUs and the pilots that ask for or hold some.
+    pub gpus: Gpus,
     aborted: u32,
     rng: Vec<CeStreams>,
 }
@@ -132,6 +137,7 @@ impl Grid {
             })
             .collect();
         Self {
+            gpus: Gpus::new(ces.iter().map(|c| c.gpus.as_slice())),
             ce_slots: ces.iter().map(|c| c.slots).collect(),
             ce_walltime: ces.iter().map(|c| SimDuration::from_secs_f64(c.max_walltime_s)).collect(),
             state: vec![CeState::default(); ces.len()],
@@ -164,6 +170,10 @@ impl Grid {
             st.refused += 1;
             return Err(Refusal::Shape { cores: shape.cores, slots: cfg.slots });
         }
+        if shape.gpus > 0 && !self.gpus.can_hold(c, shape.gpus, shape.gpu_kinds) {
+            st.refused += 1;
+            return Err(Refusal::Gpus { gpus: shape.gpus });
+        }
         if let Some(max) = cfg.max_waiting_jobs.filter(|&m| st.waiting >= m) {
             st.refused += 1;
             return Err(Refusal::MaxWaitingJobs(max));
@@ -182,6 +192,7 @@ impl Grid {
             (cfg.pilot_wait.sample(&mut rng.wait), GridEvent::PilotReachesBatch(id))
         };
         self.pilots.push(Pilot::new(id, ce, wms, shape.cores, now, stuck));
+        self.gpus.ask(id, shape.gpus, shape.gpu_kinds);
         self.state[c].waiting += 1;
         Ok((id, now + SimDuration::from_secs_f64(delay), event))
     }
@@ -198,10 +209,15 @@ impl Grid {
             return;
         }
         let (c, cores) = (pilot.ce as usize, pilot.cores);
-        if self.state[c].queue.is_empty() && self.fits(c, cores) {
+        if self.state[c].queue.is_empty() && self.fits(c, cores) && self.gpus.fit(c, p).is_some() {
             self.start(now, p, out);
         } else {
             self.state[c].queue.push_back(p);
+            // Pilots held back by busy GPUs hold back only GPU pilots: a CPU pilot behind them
+            // may start now. (Without GPU pilots the queue's head did not fit: nothing starts.)
+            if self.gpus.any() {
+                self.start_queued(now, c, out);
+            }
         }
     }
 
@@ -240,6 +256,7 @@ impl Grid {
         pilot.status = status;
         pilot.set_ended(now);
         self.state[pilot.ce as usize].waiting -= 1;
+        self.gpus.forget(p);
         true
     }
 
@@ -255,6 +272,9 @@ impl Grid {
         st.waiting -= 1;
         st.running += 1;
         st.busy += pilot.cores;
+        if let Some(Some(k)) = self.gpus.fit(c, p) {
+            self.gpus.take(c, p, k);
+        }
         pilot.status = PilotStatus::Running;
         pilot.set_started(now);
         out.push(Transition::Started(p));
@@ -280,23 +300,41 @@ impl Grid {
         let st = &mut self.state[c];
         st.busy -= pilot.cores;
         st.running -= 1;
+        self.gpus.release(c, p);
         out.push(Transition::Ended(p, status));
         self.start_queued(now, c, out);
     }
 
-    /// Start the pilots at the head of CE `c`'s batch queue that fit, in order; a pilot that
-    /// does not fit holds back those behind it (no backfilling).
+    /// Start the pilots of CE `c`'s batch queue that fit, in order. A pilot whose cores do not
+    /// fit holds back every pilot behind it (no backfilling); a GPU pilot whose cores fit but
+    /// whose GPUs are busy holds back only the GPU pilots behind it, as a batch system
+    /// schedules its GPU nodes apart from its CPU slots.
     fn start_queued(&mut self, now: SimTime, c: usize, out: &mut Vec<Transition>) {
-        while let Some(&next) = self.state[c].queue.front() {
+        let mut i = 0;
+        let mut gpus_blocked = false;
+        while let Some(&next) = self.state[c].queue.get(i) {
             let pilot = &self.pilots[next as usize];
             if pilot.status != PilotStatus::Waiting {
-                self.state[c].queue.pop_front(); // aborted or cancelled while queued
-            } else if self.fits(c, pilot.cores) {
-                self.state[c].queue.pop_front();
-                self.start(now, next, out);
-            } else {
+                self.state[c].queue.remove(i); // aborted or cancelled while queued
+                continue;
+            }
+            let wants_gpus = self.gpus.hold(next).is_some();
+            if wants_gpus && gpus_blocked {
+                i += 1;
+                continue;
+            }
+            if !self.fits(c, pilot.cores) {
                 break;
             }
+            if self.gpus.fit(c, next).is_none() {
+                gpus_blocked = true;
+                i += 1;
+                continue;
+            }
+            self.state[c].queue.remove(i);
+            // Starting may end the pilot at once and start others: scan again from the head.
+            self.start(now, next, out);
+            (i, gpus_blocked) = (0, false);
         }
     }
 
@@ -308,10 +346,20 @@ impl Grid {
 
     /// Job `j` starts in pilot `p` on `cores` of its free cores; false if they are not free.
     pub fn start_job(&mut self, p: PilotId, j: JobId, cores: u32) -> bool {
-        let pilot = &mut self.pilots[p as usize];
+        self.start_gpu_job(p, j, cores, 0)
+    }
+
+    /// Job `j` starts in pilot `p` on `cores` of its free cores and `gpus` of its free GPUs;
+    /// false (nothing taken) if either is short.
+    pub fn start_gpu_job(&mut self, p: PilotId, j: JobId, cores: u32, gpus: u32) -> bool {
+        let pilot = &self.pilots[p as usize];
         if pilot.status != PilotStatus::Running || pilot.free_cores < cores {
             return false;
         }
+        if !self.gpus.take_for_job(p, gpus) {
+            return false;
+        }
+        let pilot = &mut self.pilots[p as usize];
         pilot.free_cores -= cores;
         pilot.running.push(j);
         pilot.jobs_run += 1;
@@ -320,11 +368,18 @@ impl Grid {
 
     /// Job `j` of pilot `p` ends, giving back its cores; false if the pilot does not run it.
     pub fn end_job(&mut self, p: PilotId, j: JobId, cores: u32) -> bool {
+        self.end_gpu_job(p, j, cores, 0)
+    }
+
+    /// Job `j` of pilot `p` ends, giving back its cores and GPUs; false if the pilot does not
+    /// run it.
+    pub fn end_gpu_job(&mut self, p: PilotId, j: JobId, cores: u32, gpus: u32) -> bool {
         let pilot = &mut self.pilots[p as usize];
         if !pilot.running.remove(j) {
             return false;
         }
         pilot.free_cores += cores;
+        self.gpus.give_back(p, gpus);
         true
     }
 
@@ -373,6 +428,38 @@ impl Grid {
         for p in &self.pilots {
             if p.status != PilotStatus::Running && !p.running.is_empty() {
                 bad.push(format!("pilot {} is {} but runs jobs {:?}", p.id, p.status.as_str(), p.running));
+            }
+        }
+        bad.extend(self.check_gpus());
+        bad
+    }
+
+    /// Busy GPUs never exceed the inventory, per CE and kind, and equal what the running GPU
+    /// pilots hold; a pilot's jobs never use more GPUs than it holds.
+    fn check_gpus(&self) -> Vec<String> {
+        let mut bad = Vec::new();
+        let mut held: Vec<Vec<u32>> = self.gpus.busy.iter().map(|b| vec![0; b.len()]).collect();
+        for (p, h) in self.gpus.holding() {
+            let pilot = &self.pilots[p as usize];
+            if pilot.status != PilotStatus::Running {
+                bad.push(format!("pilot {p} is {} but holds {} GPUs", pilot.status.as_str(), h.gpus));
+            }
+            if h.free > h.gpus {
+                bad.push(format!("pilot {p}: {} GPUs free of the {} it holds", h.free, h.gpus));
+            }
+            if let Some(n) = h.kind.and_then(|k| held.get_mut(pilot.ce as usize)?.get_mut(usize::from(k))) {
+                *n += h.gpus;
+            }
+        }
+        for (c, (busy, held)) in self.gpus.busy.iter().zip(&held).enumerate() {
+            for (k, (&b, &h)) in busy.iter().zip(held).enumerate() {
+                let inventory = self.gpus.inventory(c, k);
+                if b != h || b > inventory {
+                    bad.push(format!(
+                        "CE {} GPU kind {k}: {b} busy of {inventory}, but running pilots hold {h}",
+                        self.ces[c].name
+                    ));
+                }
             }
         }
         bad

@@ -5,12 +5,14 @@
 //! ([`Transition`]), and the simulation applies both.
 //!
 //! Static configuration is in [`config`], the state machine in [`ce`], pilots in [`pilot`],
+//! the GPUs they hold in [`gpu`],
 //! the middleware's CE ranking in [`ranking`]. Data: file transfers over the links in
 //! [`network`] (the same pattern: it returns the event to schedule), storage space in
 //! [`storage`].
 
 pub mod ce;
 pub mod config;
+pub mod gpu;
 pub mod network;
 pub mod pilot;
 pub mod ranking;

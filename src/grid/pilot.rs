@@ -50,11 +50,22 @@ impl PilotStatus {
 pub struct PilotShape {
     /// Slots (cores) the pilot holds while it runs; its jobs share them.
     pub cores: u32,
+    /// GPUs it holds beside them (0: a CPU pilot), all from one node (`super::gpu`).
+    pub gpus: u32,
+    /// The CE's GPU inventory entries it accepts (bit k: entry k); 0 accepts any.
+    pub gpu_kinds: u32,
+}
+
+impl PilotShape {
+    /// A pilot of `cores` cores and no GPU.
+    pub fn cpu(cores: u32) -> Self {
+        Self { cores, gpus: 0, gpu_kinds: 0 }
+    }
 }
 
 impl Default for PilotShape {
     fn default() -> Self {
-        Self { cores: 1 }
+        Self::cpu(1)
     }
 }
 

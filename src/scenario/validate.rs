@@ -199,6 +199,16 @@ fn fields(s: &Scenario) -> Vec<Problem> {
                     c.count(&format!("{p}.{field}"), u64::from(v));
                 }
             }
+            if ce.gpus.len() > crate::grid::gpu::MAX_GPU_KINDS {
+                c.fail(
+                    format!("{p}.gpus"),
+                    format!(
+                        "{} kinds of GPU node: a CE has at most {}",
+                        ce.gpus.len(),
+                        crate::grid::gpu::MAX_GPU_KINDS
+                    ),
+                );
+            }
             for (k, g) in ce.gpus.iter().enumerate() {
                 c.count(&format!("{p}.gpus[{k}].gpus_per_node"), u64::from(g.gpus_per_node));
                 c.count(&format!("{p}.gpus[{k}].vram_mb"), u64::from(g.vram_mb));

@@ -324,7 +324,7 @@ impl World {
             let f = &mut self.factories.list[i];
             let k = f.next_ce % open.len();
             let ce = open[k];
-            match crate::wms::Ctx::submit_pilot(&mut self.core, ce, PilotShape { cores }) {
+            match crate::wms::Ctx::submit_pilot(&mut self.core, ce, PilotShape::cpu(cores)) {
                 Ok(p) => {
                     self.core.asks[p as usize].factory = i as u16 + 1;
                     let owner = &mut self.factories.owner;

@@ -38,8 +38,8 @@ fn a_refused_submission_draws_nothing() {
     assert_eq!(t_capped, t_free);
     assert_ne!(t_capped, ta, "the waits are random");
     // A pilot larger than the CE, or of no core, is refused.
-    assert_eq!(free.submit(T0, 0, 0, PilotShape { cores: 11 }), Err(Refusal::Shape { cores: 11, slots: 10 }));
-    assert_eq!(free.submit(T0, 0, 0, PilotShape { cores: 0 }), Err(Refusal::Shape { cores: 0, slots: 10 }));
+    assert_eq!(free.submit(T0, 0, 0, PilotShape::cpu(11)), Err(Refusal::Shape { cores: 11, slots: 10 }));
+    assert_eq!(free.submit(T0, 0, 0, PilotShape::cpu(0)), Err(Refusal::Shape { cores: 0, slots: 10 }));
 }
 
 #[test]
@@ -61,9 +61,9 @@ fn a_pilot_failing_at_start_frees_its_slot_for_the_next_in_the_queue() {
 fn cancelling_the_head_of_the_queue_lets_the_pilots_behind_it_start() {
     let mut g = grid(4, |_| {});
     let mut out = Vec::new();
-    let (a, t, _) = g.submit(T0, 0, 0, PilotShape { cores: 2 }).unwrap();
-    let (b, _, _) = g.submit(T0, 0, 0, PilotShape { cores: 4 }).unwrap();
-    let (c, _, _) = g.submit(T0, 0, 0, PilotShape { cores: 2 }).unwrap();
+    let (a, t, _) = g.submit(T0, 0, 0, PilotShape::cpu(2)).unwrap();
+    let (b, _, _) = g.submit(T0, 0, 0, PilotShape::cpu(4)).unwrap();
+    let (c, _, _) = g.submit(T0, 0, 0, PilotShape::cpu(2)).unwrap();
     for p in [a, b, c] {
         g.reaches_batch(t, p, &mut out);
     }
@@ -105,8 +105,8 @@ fn caps_refuse_submissions() {
 fn the_batch_queue_is_first_come_first_served_and_multi_core_pilots_hold_their_slots() {
     let mut g = grid(4, |_| {});
     let mut out = Vec::new();
-    let four = PilotShape { cores: 4 };
-    let (a, t, _) = g.submit(T0, 0, 0, PilotShape { cores: 3 }).unwrap();
+    let four = PilotShape::cpu(4);
+    let (a, t, _) = g.submit(T0, 0, 0, PilotShape::cpu(3)).unwrap();
     let (b, _, _) = g.submit(T0, 0, 0, four).unwrap();
     let (c, _, _) = g.submit(T0, 0, 0, PilotShape::default()).unwrap();
     for p in [a, b, c] {
@@ -169,7 +169,7 @@ fn aborted_and_stuck_pilots_never_start() {
 fn a_wrong_counter_is_a_violation_naming_its_ce() {
     let mut g = grid(4, |_| {});
     let mut out = Vec::new();
-    let (a, t, _) = g.submit(T0, 0, 0, PilotShape { cores: 3 }).unwrap();
+    let (a, t, _) = g.submit(T0, 0, 0, PilotShape::cpu(3)).unwrap();
     g.submit(T0, 0, 0, PilotShape::default()).unwrap();
     g.reaches_batch(t, a, &mut out);
     // a runs on 3 cores; the other pilot waits in the middleware.
@@ -184,4 +184,76 @@ fn a_wrong_counter_is_a_violation_naming_its_ce() {
             "CE ce1: waiting counter 0 but 1 waiting pilots".to_string(),
         ]
     );
+}
+
+/// A CE of 8 slots with two kinds of GPU node: 1 node of 2 × V100, 1 node of 4 × A100.
+fn gpu_grid() -> Grid {
+    grid(8, |c| {
+        c.gpus = serde_json::from_str(
+            r#"[{"vendor": "nvidia", "model": "V100", "vram_mb": 16384, "gpus_per_node": 2},
+                {"vendor": "nvidia", "model": "A100", "vram_mb": 40960, "gpus_per_node": 4}]"#,
+        )
+        .unwrap();
+    })
+}
+
+fn gpu_shape(gpus: u32, kinds: u32) -> PilotShape {
+    PilotShape { cores: 1, gpus, gpu_kinds: kinds }
+}
+
+#[test]
+fn a_gpu_pilot_starts_only_with_its_gpus_free_and_gives_them_back() {
+    let mut g = gpu_grid();
+    let mut out = Vec::new();
+    // Three pilots of 2 GPUs that accept only the V100 node: one runs, two queue though cores
+    // are free.
+    let ids: Vec<PilotId> = (0..3).map(|_| g.submit(T0, 0, 0, gpu_shape(2, 0b01)).unwrap().0).collect();
+    let t = T0 + SimDuration::from_secs(10);
+    for &p in &ids {
+        g.reaches_batch(t, p, &mut out);
+    }
+    assert_eq!(out, [Transition::Started(ids[0])]);
+    assert_eq!((g.gpus.busy[0].clone(), g.state[0].busy, g.state[0].queue.len()), (vec![2, 0], 1, 2));
+    // A CPU pilot behind the GPU-blocked ones starts: GPUs hold back only GPU pilots.
+    let cpu = g.submit(T0, 0, 0, PilotShape::cpu(1)).unwrap().0;
+    out.clear();
+    g.reaches_batch(t, cpu, &mut out);
+    assert_eq!(out, [Transition::Started(cpu)]);
+    // Its jobs use the GPUs it holds, no more.
+    assert!(g.start_gpu_job(ids[0], 7, 1, 2));
+    assert!(!g.start_gpu_job(ids[0], 8, 0, 1), "no GPU left in the pilot");
+    assert!(!g.start_gpu_job(cpu, 9, 1, 1), "a CPU pilot holds no GPU");
+    assert!(g.end_gpu_job(ids[0], 7, 1, 2));
+    assert_eq!(g.check_invariants(), Vec::<String>::new());
+    // It ends: the next V100 pilot takes the GPUs.
+    out.clear();
+    g.end(t + SimDuration::from_secs(100), ids[0], PilotStatus::Done, &mut out);
+    assert_eq!(out, [Transition::Ended(ids[0], PilotStatus::Done), Transition::Started(ids[1])]);
+    assert_eq!(g.gpus.busy[0], [2, 0]);
+    assert_eq!(g.check_invariants(), Vec::<String>::new());
+}
+
+#[test]
+fn a_gpu_pilot_takes_the_first_kind_it_accepts_and_never_one_it_excludes() {
+    let mut g = gpu_grid();
+    let mut out = Vec::new();
+    let t = T0 + SimDuration::from_secs(10);
+    // Any kind: the V100 first, then (V100 full) the A100.
+    let a = g.submit(T0, 0, 0, gpu_shape(2, 0)).unwrap().0;
+    let b = g.submit(T0, 0, 0, gpu_shape(2, 0)).unwrap().0;
+    // Excluding the A100 (accepting only the V100): waits, though 2 A100s are free.
+    let c = g.submit(T0, 0, 0, gpu_shape(1, 0b01)).unwrap().0;
+    for p in [a, b, c] {
+        g.reaches_batch(t, p, &mut out);
+    }
+    assert_eq!(out, [Transition::Started(a), Transition::Started(b)]);
+    assert_eq!(g.gpus.busy[0], [2, 2]);
+    assert_eq!(g.gpus.hold(c).unwrap().kind, None);
+    // More GPUs than a node of any accepted kind has: refused at submission.
+    assert_eq!(g.submit(T0, 0, 0, gpu_shape(3, 0b01)), Err(Refusal::Gpus { gpus: 3 }));
+    assert_eq!(g.submit(T0, 0, 0, gpu_shape(5, 0)), Err(Refusal::Gpus { gpus: 5 }));
+    // Cancelled while queued: its request is forgotten.
+    assert!(g.cancel(t, c, &mut out));
+    assert!(g.gpus.hold(c).is_none());
+    assert_eq!(g.check_invariants(), Vec::<String>::new());
 }

@@ -139,7 +139,7 @@ impl PandaWms {
                         None
                     };
                     let cores = job.map_or(b.cores, |i| self.tables.jobs[i as usize].cores).max(1);
-                    match ctx.submit_pilot(b.ce as u32, PilotShape { cores }) {
+                    match ctx.submit_pilot(b.ce as u32, PilotShape::cpu(cores)) {
                         Ok(p) => {
                             self.own_pilot(p, q as u16, ce_idx as u16);
                             self.harvester.submitted += 1;
