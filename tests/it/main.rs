@@ -6,6 +6,7 @@ mod cli;
 mod compare;
 mod determinism;
 mod factory;
+mod gpu_queue;
 mod inputs;
 mod layers;
 mod own_grid;
