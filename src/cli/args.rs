@@ -373,7 +373,7 @@ pub struct NewArgs {
     /// Scenario name (default: the output file's stem, else my_grid).
     #[arg(long)]
     pub name: Option<String>,
-    /// Jobs of the workload template (at least 10 000; `2e4` is accepted).
+    /// Jobs of the workload template (10 000 to 10⁹; `2e4` is accepted).
     #[arg(long, default_value = "20000", value_parser = parse_count)]
     pub jobs: u64,
     /// Length of the run, days.
@@ -383,7 +383,8 @@ pub struct NewArgs {
     /// the five largest sites with a disk endpoint).
     #[arg(long, value_delimiter = ',', value_name = "SITE,...")]
     pub nuclei: Vec<String>,
-    /// Scale the grid to this many slots (default: JOBS/20, about 60 % load).
+    /// Scale the grid to this many slots (default: enough for the template's jobs to need 60 %
+    /// of them while they arrive).
     #[arg(long, conflicts_with = "gflops_per_core")]
     pub slots: Option<u64>,
     /// Keep the dump's size instead: slots = GFLOPS / this.

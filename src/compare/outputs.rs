@@ -208,7 +208,8 @@ pub fn charts(c: &Comparison) -> Result<Vec<(&'static str, Rendered)>> {
     Ok(out)
 }
 
-/// Queues, links and factories drawn in a comparison: the busiest, like the run's charts.
+/// Queues and links drawn in a comparison: the busiest, like the run's charts (every factory
+/// is drawn: a scenario has a few).
 const MAX_OVERLAID: usize = 6;
 
 /// PanDA's waits per queue (the queues with most started jobs) and link backlogs (the links

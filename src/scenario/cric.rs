@@ -527,7 +527,7 @@ pub fn header(f: &Fragment, opt: Options) -> String {
         f.default_bandwidth_links,
         opt.default_mbps
     );
-    let backlog: u64 = f.network.iter().map(|l| l.queued_files).sum();
+    let backlog = f.network.iter().map(|l| l.queued_files).fold(0, u64::saturating_add);
     if backlog > 0 {
         s += &format!(
             "// link backlogs (queued_files): {backlog} Production Output files in all, a constant background{}\n",

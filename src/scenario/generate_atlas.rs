@@ -40,8 +40,10 @@ pub fn atlas_scenario(jobs: u64) -> Result<String, CricError> {
     let mut opt = Options::new(&format!("atlas_{jobs}"));
     opt.seed = 11;
     opt.jobs = jobs;
-    // The matrix's backlog is a snapshot (2024-08-08) kept constant for the whole run; six of
-    // the twelve Tier-1s would be out of task brokerage all week. The generated week starts
+    // jobs / 20 slots, the load of the DIRAC scale family (the week's jobs need about half).
+    opt.slots = Some(jobs / 20);
+    // The matrix's backlog is a snapshot (2024-08-08) kept constant for the whole run; five of
+    // the nine nuclei would be out of task brokerage all week. The generated week starts
     // with empty link queues and builds its own backlog.
     opt.empty_links = true;
     opt.made_by = format!(

@@ -17,8 +17,9 @@
 //!   output and input endpoint is its first `*DATADISK` (first disk in a grid without
 //!   ATLAS names).
 //! - **Slots**: with `gflops_per_core`, the dump's size; else every queue's GFLOPS scaled so
-//!   the grid has `slots` (default `jobs / 20`: the jobs need about 60 % of the slots over the
-//!   first six sevenths of the run, the load of the generated families).
+//!   the grid has `slots`, by default as many as make the template's jobs need [`TARGET_LOAD`]
+//!   of them over the first six sevenths of the run, when they arrive (a PanDA job is 3.5
+//!   core-hours on average, a DIRAC one 0.94).
 //! - **Link backlogs**: the dump's Production Output backlog stays, a constant background
 //!   (PanDA skips a nucleus whose backlog exceeds `NQUEUED_NUC_CAP`; `validate` names them);
 //!   `empty_links` starts every link empty instead.
@@ -48,8 +49,18 @@ pub const TIER1: &[&str] = &[
 
 /// Nuclei chosen when neither the names nor any Tier-1 are given: the largest sites.
 pub const AUTO_NUCLEI: usize = 5;
-/// Jobs per slot over the run (as in the generated families).
-pub const JOBS_PER_SLOT: f64 = 20.0;
+/// The part of the slots the template's jobs need while they arrive (default slots).
+pub const TARGET_LOAD: f64 = 0.6;
+/// Core-hours of a PanDA template job: 80 % MC simulation of 4 h, 20 % analysis of 1.5 h.
+const PANDA_CORE_H: f64 = 0.8 * 4.0 + 0.2 * 1.5;
+/// The most jobs a template takes (a stream's count is a 32-bit number).
+pub const MAX_JOBS: u64 = 1_000_000_000;
+
+/// Core-hours of a DIRAC template job: CPU work LogNormal(median 30 000, σ 0.5), mean
+/// 30 000·e^(σ²/2), at the imported CEs' CPU power 10.
+fn dirac_core_h() -> f64 {
+    30_000.0 * (0.5f64 * 0.5 / 2.0).exp() / 10.0 / 3600.0
+}
 /// The smallest template.
 pub const MIN_JOBS: u64 = 10_000;
 const PROD_JOBS_PER_TASK: u64 = 1000;
@@ -119,9 +130,26 @@ pub fn build(src: &Sources, opt: &Options) -> Result<String, String> {
 /// [`build`], with the importer's warnings about the queue and network JSON (fields it does
 /// not read, queues without GFLOPS given one slot).
 pub fn build_with_warnings(src: &Sources, opt: &Options) -> Result<(String, Vec<String>), String> {
-    if opt.jobs < MIN_JOBS {
-        return Err(format!("--jobs {}: the workload template needs at least {MIN_JOBS} jobs", opt.jobs));
+    if !(MIN_JOBS..=MAX_JOBS).contains(&opt.jobs) {
+        return Err(format!("--jobs {}: the workload template needs {MIN_JOBS} to {MAX_JOBS} jobs", opt.jobs));
     }
+    if let Some((_, d)) = &src.dirac
+        && !d.groups.iter().any(|g| !g.users.is_empty() && g.job_share > 0.0)
+    {
+        return Err("--dirac-cfg: no group has users and a JobShare above 0: the DIRAC template has no stream".into());
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    if let Some(n) = opt.nuclei.iter().find(|n| !seen.insert(n.as_str())) {
+        return Err(format!("--nuclei: {n:?} given twice"));
+    }
+    let with_panda = src.gdpconfig.is_some() || src.dirac.is_none();
+    let dirac_jobs = match (&src.dirac, with_panda) {
+        (None, _) => 0,
+        (Some(_), false) => opt.jobs,
+        (Some(_), true) => opt.jobs / 2,
+    };
+    let panda_jobs = if with_panda { opt.jobs - dirac_jobs } else { 0 };
+    let active_s = opt.duration_s * 6 / 7;
     if src.cric.is_empty() {
         return Err("the grid comes from queue and network JSON (--cric FILE...): none given".into());
     }
@@ -135,7 +163,9 @@ pub fn build_with_warnings(src: &Sources, opt: &Options) -> Result<(String, Vec<
             // First pass at 1 GFLOPS per core: the total GFLOPS, to rate a core for the slots.
             let probe = cric::import(&src.cric, cric_opt(1.0)).map_err(|e| e.to_string())?;
             let gflops: f64 = probe.sites.iter().flat_map(|s| &s.ces).map(|c| f64::from(c.slots)).sum();
-            let slots = opt.slots.unwrap_or((opt.jobs as f64 / JOBS_PER_SLOT) as u64).max(1);
+            let core_h = panda_jobs as f64 * PANDA_CORE_H + dirac_jobs as f64 * dirac_core_h();
+            let needed = (core_h / (TARGET_LOAD * active_s as f64 / 3600.0)).ceil() as u64;
+            let slots = opt.slots.unwrap_or(needed).max(1);
             (gflops / slots as f64).max(1.0)
         }
     };
@@ -149,18 +179,10 @@ pub fn build_with_warnings(src: &Sources, opt: &Options) -> Result<(String, Vec<
             l.queued_files = 0;
         }
     }
-    let with_panda = src.gdpconfig.is_some() || src.dirac.is_none();
     let nuclei = if with_panda { nuclei(&frag, &opt.nuclei)? } else { Vec::new() };
     let disk = |site: &str| first_disk(&frag, site);
     let others: Vec<String> =
         frag.sites.iter().filter(|s| !nuclei.iter().any(|(n, _)| n == &s.name)).filter_map(|s| disk(&s.name)).collect();
-    let dirac_jobs = match (&src.dirac, with_panda) {
-        (None, _) => 0,
-        (Some(_), false) => opt.jobs,
-        (Some(_), true) => opt.jobs / 2,
-    };
-    let panda_jobs = if with_panda { opt.jobs - dirac_jobs } else { 0 };
-    let active_s = opt.duration_s * 6 / 7;
 
     let mut s = String::new();
     let _ = writeln!(s, "// {}", opt.made_by);

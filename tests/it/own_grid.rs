@@ -63,7 +63,7 @@ fn a_bad_option_is_an_error_and_writes_nothing() {
     let d = dir("bad");
     for (args, expect) in [
         (&["--nuclei", "Atlantis"][..], "--nuclei: no site \"Atlantis\" in the grid"),
-        (&["--jobs", "100"][..], "at least 10000 jobs"),
+        (&["--jobs", "100"][..], "needs 10000 to 1000000000 jobs"),
         (&["--days", "0"][..], "--days 0"),
         (&["--slots", "0"][..], "--slots 0"),
     ] {

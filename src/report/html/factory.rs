@@ -17,7 +17,7 @@ fn per_hour(v: &Value) -> String {
 fn closed_form(f: &Value) -> String {
     let empty = f["pilots_without_job_fraction"].as_f64();
     match (f["closed_form_applies"].as_bool(), empty) {
-        (Some(false), Some(e)) => format!("n/a: {:.0} % of looks found no job", 100.0 * e),
+        (Some(false), Some(e)) => format!("n/a: {:.1} % of looks found no job", 100.0 * e),
         (Some(false), None) => "n/a: no pilot started".into(),
         _ => per_hour(&f["closed_form_jobs_per_hour"]),
     }
@@ -93,7 +93,7 @@ mod tests {
         let html = section(&[held, lacked]);
         assert!(html.contains("<h2>Pilot factories</h2>"));
         assert!(html.contains("GPF.BNL.us") && html.contains(">39.5<") && html.contains(">0.50<"), "{html}");
-        assert!(html.contains("n/a: 96 % of looks found no job") && !html.contains("354.1"), "{html}");
+        assert!(html.contains("n/a: 95.6 % of looks found no job") && !html.contains("354.1"), "{html}");
         assert_eq!(section(&[]), "");
     }
 }
