@@ -74,8 +74,13 @@ pub fn of(run: &RunData, s: &Summary) -> Vec<String> {
             .and_then(top_reason)
             .map(|(r, n)| format!("; PanDA's most frequent pending reason for it: \"{r}\" ({n} times)"))
             .unwrap_or_default();
+        let unarrived = panda
+            .and_then(|p| p.pointer("/tasks_not_arrived_by_stream")?.get(&st.name)?.as_u64())
+            .filter(|&n| n > 0)
+            .map(|n| format!(": its {n} tasks had not arrived by the end"))
+            .unwrap_or_default();
         match (created[k], ran[k]) {
-            (0, _) => w.push(format!("stream {:?} created no job{why}", st.name)),
+            (0, _) => w.push(format!("stream {:?} created no job{unarrived}{why}", st.name)),
             (n, 0) => w.push(format!("stream {:?}: none of its {n} jobs ran{why}", st.name)),
             _ => {}
         }

@@ -75,6 +75,13 @@ fn meaningless_runs_say_so() {
     let w = warnings("quickstart.ron", &sets);
     assert_eq!(w[0], "no job was created");
     assert!(w.iter().any(|x| x.starts_with("stream ") && x.ends_with("created no job")), "{w:?}");
+    // A PanDA stream whose tasks all arrive after the end says so.
+    let late = r#"panda.analysis.0.arrival={"Burst":{"at_s":90000}}"#;
+    let w = warnings("panda_quickstart.ron", &[late]);
+    assert!(
+        w.contains(&"stream \"alice_higgs\" created no job: its 12 tasks had not arrived by the end".to_string()),
+        "{w:?}"
+    );
     // The starvation the scenario was written to show: one stream never runs.
     let w = warnings("cpu_first_starvation.ron", &[]);
     assert_eq!(w, vec!["stream \"ben_short_declared\": none of its 2400 jobs ran".to_string()]);

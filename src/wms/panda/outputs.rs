@@ -248,8 +248,15 @@ pub(super) fn summary(w: &PandaWms, jobs: &[Job]) -> serde_json::Value {
         *by_status.entry(j.status.as_str()).or_default() += 1;
     }
     let mut tasks: BTreeMap<&str, u64> = BTreeMap::new();
+    // Tasks that had not arrived by the end, per stream name (why a stream created no job).
+    let mut unarrived: BTreeMap<&str, u64> = BTreeMap::new();
     for x in &t.tasks {
         *tasks.entry(x.status.as_str()).or_default() += 1;
+        if x.status == TaskStatus::Registered
+            && let Some(shape) = w.statics.shapes.get(usize::from(x.stream))
+        {
+            *unarrived.entry(shape.name.as_str()).or_default() += 1;
+        }
     }
     let mut waits: Vec<Vec<f64>> = vec![Vec::new(); w.cfg.queues.len()];
     for j in &t.jobs {
@@ -301,6 +308,7 @@ pub(super) fn summary(w: &PandaWms, jobs: &[Job]) -> serde_json::Value {
     }
     let mut out = serde_json::json!({
         "tasks": tasks,
+        "tasks_not_arrived_by_stream": unarrived,
         "jobs": by_status,
         "gshares": gshares,
         "queues": queues,
