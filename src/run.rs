@@ -69,27 +69,35 @@ pub struct Finished {
 impl Finished {
     /// The data the output writers read.
     pub fn data(&mut self) -> RunData<'_> {
-        self.data_with(true)
+        self.data_with(true, true)
     }
 
     /// The data of the run without the WMSs' extra columns and tables: what the summary reads.
     pub fn core_data(&mut self) -> RunData<'_> {
-        self.data_with(false)
+        self.data_with(false, false)
     }
 
-    /// The data of a run; without `tables`, the WMSs' extra columns and tables are left
-    /// empty (the summary reads neither, and a sweep run builds nothing else: at 10⁶ jobs
-    /// they were a fifth of the summary's time).
-    fn data_with(&mut self, tables: bool) -> RunData<'_> {
+    /// The data of the run with the WMSs' extra columns but not their tables: what a
+    /// comparison's traces read.
+    pub fn column_data(&mut self) -> RunData<'_> {
+        self.data_with(true, false)
+    }
+
+    /// The data of a run; without `columns` and `tables`, the WMSs' extra columns and tables
+    /// are left empty (the summary reads neither, and a sweep run builds nothing else: at 10⁶
+    /// jobs they were a fifth of the summary's time).
+    fn data_with(&mut self, columns: bool, tables: bool) -> RunData<'_> {
         let w = &mut self.world;
         let mut job_columns = Vec::new();
         let mut pilot_columns = Vec::new();
         let mut wms_tables = Vec::new();
         let mut wms_summaries = std::collections::BTreeMap::new();
         for wms in &w.wms {
-            if tables {
+            if columns {
                 merge_columns(&mut job_columns, wms.job_columns(&w.core.jobs));
                 merge_columns(&mut pilot_columns, wms.pilot_columns(&w.core.grid));
+            }
+            if tables {
                 wms_tables.extend(wms.tables());
             }
             if let Some(v) = wms.summary(&w.core.jobs) {
@@ -98,8 +106,10 @@ impl Finished {
         }
         let mut factory_summaries = Vec::new();
         if !w.factories.is_empty() {
-            if tables {
+            if columns {
                 pilot_columns.push(w.factories.pilot_column(&w.core.grid));
+            }
+            if tables {
                 wms_tables.extend(w.factories.cycles_table());
             }
             let end = crate::engine::SimTime::ZERO + crate::engine::SimDuration::from_secs_f64(w.scenario.duration_s);
@@ -132,7 +142,7 @@ impl Finished {
 
     /// The summary without writing anything.
     pub fn summary(&mut self) -> Summary {
-        crate::metrics::summary::build(&mut self.data_with(false))
+        crate::metrics::summary::build(&mut self.core_data())
     }
 }
 

@@ -111,8 +111,9 @@ pub fn run_scenarios(
                 let mut finished = run::simulate(p, seed, |_, _| {})
                     .with_context(|| format!("{}, replica {i}", if side == 0 { "A" } else { "B" }))?;
                 let summary = finished.summary();
-                // With the WMSs' columns: PanDA's queue and times, each pilot's factory.
-                let trace = Trace::of(&finished.data());
+                // With the WMSs' columns (PanDA's queue and times, each pilot's factory), not
+                // their tables.
+                let trace = Trace::of(&finished.column_data());
                 progress(done.fetch_add(1, Ordering::SeqCst) + 1, total);
                 Ok(Replica { seed, metrics: sweep::metrics(&summary), trace: Some(trace) })
             })

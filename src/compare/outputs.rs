@@ -16,6 +16,7 @@ use crate::metrics::{parquet, write};
 use crate::report::compare_charts::{Overlay, OverlaySeries, overlay};
 use crate::report::factory_charts::hourly_rate;
 use crate::report::outputs::{MAX_USERS, write_chart};
+use crate::report::panda_charts::step_series;
 use crate::report::{Rendered, WaitTimes, wait_time_distribution};
 use crate::sweep::outputs::ci95;
 
@@ -232,7 +233,7 @@ fn panda_and_factory_charts(
         let mut peaks: Vec<(String, i64)> = Vec::new();
         for t in both() {
             for (name, changes) in &t.link_backlogs {
-                let peak = peak_level(changes);
+                let peak = step_series(changes.clone(), 0.0, 0.0).1;
                 match peaks.iter_mut().find(|(n, _)| n == name) {
                     Some(e) => e.1 = e.1.max(peak),
                     None => peaks.push((name.clone(), peak)),
@@ -305,21 +306,6 @@ fn panda_and_factory_charts(
         ));
     }
     Ok(out)
-}
-
-/// The highest level a series of `(time, ±n)` changes reaches (changes at one instant
-/// applied together, in any order).
-fn peak_level(changes: &[(f64, i64)]) -> i64 {
-    let mut sorted = changes.to_vec();
-    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let (mut level, mut peak) = (0i64, 0i64);
-    for (k, (t, d)) in sorted.iter().enumerate() {
-        level += d;
-        if sorted.get(k + 1).is_none_or(|next| next.0 != *t) {
-            peak = peak.max(level);
-        }
-    }
-    peak
 }
 
 /// The level of a series of `(time, ±n)` changes at each of `hours` (changes at an instant
@@ -414,12 +400,11 @@ pub fn mean_band(replicas: &[&[f64]]) -> (Vec<f64>, Vec<(f64, f64)>) {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn link_levels_are_sampled_and_peaked_from_their_changes() {
+    fn link_levels_are_sampled_from_their_changes() {
         // Two files submitted at 0.5 h, one ends at 1.0 h, one more submitted and one ended at 2 h.
         let changes = [(0.5, 1), (0.5, 1), (1.0, -1), (2.0, 1), (2.0, -1)];
         assert_eq!(levels_at(&changes, &[0.0, 0.5, 0.9, 1.0, 2.0, 3.0]), [0.0, 2.0, 2.0, 1.0, 1.0, 1.0]);
-        assert_eq!(peak_level(&changes), 2, "changes at one instant count together");
-        assert_eq!(peak_level(&[]), 0);
+        assert_eq!(step_series(changes.to_vec(), 0.0, 0.0).1, 2, "changes at one instant count together");
     }
 
     use super::*;

@@ -209,7 +209,8 @@ impl Grid {
             return;
         }
         let (c, cores) = (pilot.ce as usize, pilot.cores);
-        if self.state[c].queue.is_empty() && self.fits(c, cores) && self.gpus.fit(c, p).is_some() {
+        let gpus_free = !self.gpus.any() || self.gpus.fit(c, p).is_some();
+        if self.state[c].queue.is_empty() && self.fits(c, cores) && gpus_free {
             self.start(now, p, out);
         } else {
             self.state[c].queue.push_back(p);
@@ -256,7 +257,9 @@ impl Grid {
         pilot.status = status;
         pilot.set_ended(now);
         self.state[pilot.ce as usize].waiting -= 1;
-        self.gpus.forget(p);
+        if self.gpus.any() {
+            self.gpus.forget(p);
+        }
         true
     }
 
@@ -272,7 +275,9 @@ impl Grid {
         st.waiting -= 1;
         st.running += 1;
         st.busy += pilot.cores;
-        if let Some(Some(k)) = self.gpus.fit(c, p) {
+        if self.gpus.any()
+            && let Some(Some(k)) = self.gpus.fit(c, p)
+        {
             self.gpus.take(c, p, k);
         }
         pilot.status = PilotStatus::Running;
@@ -300,7 +305,9 @@ impl Grid {
         let st = &mut self.state[c];
         st.busy -= pilot.cores;
         st.running -= 1;
-        self.gpus.release(c, p);
+        if self.gpus.any() {
+            self.gpus.release(c, p);
+        }
         out.push(Transition::Ended(p, status));
         self.start_queued(now, c, out);
     }

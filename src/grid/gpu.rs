@@ -142,9 +142,4 @@ impl Gpus {
     pub fn holding(&self) -> impl Iterator<Item = (PilotId, &GpuHold)> {
         self.holds.iter().filter(|(_, h)| h.kind.is_some()).map(|(&p, h)| (p, h))
     }
-
-    /// The entries of CE `c`: `(GPUs per node, GPUs in all)`.
-    pub fn entries(&self, c: usize) -> &[(u32, u32)] {
-        self.total.get(c).map_or(&[], Vec::as_slice)
-    }
 }

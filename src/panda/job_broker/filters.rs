@@ -6,7 +6,7 @@
 //! per PQ; only the input-move cutoff, [`super::input_move::io_cutoff`], looks at the whole list).
 
 use super::fairshare_policy::ShareTask;
-use super::inputs::{BrokerQueue, BrokerTask, InputLan, IpConnectivity, JobSeed, PreAssignment, QueueStatus};
+use super::inputs::{BrokerQueue, BrokerTask, InputLan, IpConnectivity, JobSeed, PreAssignment};
 use super::params::{JobBrokerParams, JobBrokerVariant};
 use super::reasons::{SkipReason, Stage};
 use crate::panda::network::{self, Link, LinkCheck, NetworkSettings};
@@ -130,11 +130,11 @@ pub fn candidate_name(c: &Ctx, q: &BrokerQueue) -> Verdict {
 
 /// Status (L386-424): online or standby (code) / online (seed); not for pre-assigned tasks.
 pub fn status(c: &Ctx, q: &BrokerQueue) -> Verdict {
-    let ok = match c.variant {
-        JobBrokerVariant::PandaServer => matches!(q.status, QueueStatus::Online | QueueStatus::Standby),
-        JobBrokerVariant::Seed => q.status == QueueStatus::Online,
-    };
-    if c.task.any_pre_assigned() || ok { Pass } else { Skip(SkipReason::Status(q.status)) }
+    if c.task.any_pre_assigned() || c.variant.accepts_status(q.status) {
+        Pass
+    } else {
+        Skip(SkipReason::Status(q.status))
+    }
 }
 
 /// Link check (L427-519) through [`network::link_check`], after the nucleus `write_wan` test.

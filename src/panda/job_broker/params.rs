@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::inputs::QueueStatus;
+
 use crate::panda::network::{NetworkSettings, NetworkVariant};
 
 /// `(component, key)` pairs [`JobBrokerParams`] reads; families with a per-label / per-gshare
@@ -44,6 +46,17 @@ pub enum JobBrokerVariant {
     Seed,
     /// `AtlasProdJobBroker.doBrokerage` of panda-server 1.0.4 (reference §2).
     PandaServer,
+}
+
+impl JobBrokerVariant {
+    /// Whether the status filter (L386-424) lets a PQ of this CRIC status through: online or
+    /// standby in the code, online only in the seed.
+    pub fn accepts_status(self, status: QueueStatus) -> bool {
+        match self {
+            JobBrokerVariant::PandaServer => matches!(status, QueueStatus::Online | QueueStatus::Standby),
+            JobBrokerVariant::Seed => status == QueueStatus::Online,
+        }
+    }
 }
 
 /// gdpconfig of production job brokerage. Field = key in snake_case; `Default` = the code's

@@ -15,13 +15,12 @@
 //! When every nucleus is skipped and the scenario has production tasks, none is assigned and
 //! no production job is created: that is said too.
 
-use crate::panda::job_broker::JobBrokerVariant;
 use crate::panda::task_broker::report::SkipReason;
 use crate::panda::task_broker::{NucleusState, Role, TaskBrokerVariant};
 use crate::scenario::Problem;
 use crate::scenario::Scenario;
 
-use super::{PandaConfig, QueueStatus};
+use super::PandaConfig;
 
 /// Why task brokerage always skips nucleus `i`, as PanDA's log line, or `None`.
 fn always_skipped(s: &Scenario, p: &PandaConfig, i: usize) -> Option<String> {
@@ -45,11 +44,8 @@ fn always_skipped(s: &Scenario, p: &PandaConfig, i: usize) -> Option<String> {
         return Some(format!("{} (no output_storages)", line(SkipReason::NoEndpoint { token: "" })));
     }
     let variant = p.job_broker_params().variant;
-    let accepted = |st: QueueStatus| match variant {
-        JobBrokerVariant::PandaServer => matches!(st, QueueStatus::Online | QueueStatus::Standby),
-        JobBrokerVariant::Seed => st == QueueStatus::Online,
-    };
-    let runs_jobs = p.queues.iter().any(|q| q.site == n.site && q.kind.production() && accepted(q.status));
+    let runs_jobs =
+        p.queues.iter().any(|q| q.site == n.site && q.kind.production() && variant.accepts_status(q.status));
     if !runs_jobs {
         return Some(format!(
             "{} (no production PanDA queue at site {:?} with a status job brokerage accepts)",
