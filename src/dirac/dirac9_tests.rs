@@ -85,6 +85,7 @@ fn max_jobs_in_tq_opens_a_second_tq_and_u0_is_matched_first_two_times_in_three()
         grid_ce: 0,
         platform: 0,
         tags: &tags,
+        required_tags: &[],
         cpu_time: 1e6,
         job_types: &[],
     };

@@ -77,6 +77,8 @@ pub struct Resource<'a> {
     pub platform: u32,
     /// Tags the resource offers, sorted.
     pub tags: &'a [u32],
+    /// `RequiredTag`: tags a TQ must carry to be matched here, sorted (reference §1.3 item 5).
+    pub required_tags: &'a [u32],
     /// CPU work left in the pilot (normalised seconds).
     pub cpu_time: f64,
     /// `JobType` values the resource accepts, sorted; empty: any (a pilot's JobAgent sends none;
@@ -107,6 +109,7 @@ pub fn tq_matches(def: &TqDefinition, r: &Resource, job_sharing: impl Fn(u32) ->
         && accepts(&def.grid_ces, r.grid_ce)
         && accepts(&def.platforms, r.platform)
         && def.tags.iter().all(|t| r.tags.binary_search(t).is_ok())
+        && r.required_tags.iter().all(|t| def.tags.binary_search(t).is_ok())
         // Reference §1.3 item 4: skipped when the resource gives none.
         && (r.job_types.is_empty() || job_types_accept(&def.job_types, r.job_types))
 }
@@ -131,7 +134,9 @@ pub fn tq_accepts(tq: &TaskQueue, r: &Resource, job_sharing: impl Fn(u32) -> boo
     if h.has_lists {
         return tq_matches(&tq.def, r, job_sharing);
     }
-    identity_accepts(h.owner, h.group, r.identity, job_sharing)
+    // No lists: the TQ has no tags, so a resource that requires one takes none of it.
+    r.required_tags.is_empty()
+        && identity_accepts(h.owner, h.group, r.identity, job_sharing)
         && h.setup == r.setup
         && h.cpu_time as f64 <= r.cpu_time
         && (r.job_types.is_empty() || job_types_accept(&tq.def.job_types, r.job_types))
@@ -282,9 +287,32 @@ mod tests {
             grid_ce: 70,
             platform: 3,
             tags,
+            required_tags: &[],
             cpu_time: 10_000.0,
             job_types: &[],
         }
+    }
+
+    /// Reference §1.3 item 5: a resource with `RequiredTag` takes only TQs carrying all of its
+    /// required tags (a GPU queue with `Tag = GPU`, `RequiredTag = GPU` takes GPU jobs only),
+    /// by the full definition and by the head alone.
+    #[test]
+    fn required_tags_keep_a_queue_for_the_tqs_that_carry_them() {
+        let (gpu, multi) = (5, 6);
+        let tags = [gpu, multi];
+        let r = Resource { required_tags: &[gpu], ..resource(&tags) };
+        let no_js = |_| false;
+        assert!(tq_matches(&TqDefinition { tags: vec![gpu], ..def() }, &r, no_js));
+        assert!(tq_matches(&TqDefinition { tags: vec![gpu, multi], ..def() }, &r, no_js));
+        assert!(!tq_matches(&TqDefinition { tags: vec![multi], ..def() }, &r, no_js));
+        assert!(!tq_matches(&def(), &r, no_js), "an untagged TQ does not carry the required tag");
+        let mut db = TaskQueueDb::new();
+        let untagged = db.insert_job(&def(), 1, 1).id();
+        let tagged = db.insert_job(&TqDefinition { tags: vec![gpu], ..def() }, 2, 1).id();
+        let tq = |id| db.get(id).unwrap();
+        assert!(!tq_accepts(tq(untagged), &r, no_js), "the head alone refuses it too");
+        assert!(tq_accepts(tq(tagged), &r, no_js));
+        assert!(tq_accepts(tq(untagged), &resource(&tags), no_js), "no RequiredTag: untagged TQs match");
     }
 
     /// Reference §1.3 item 4 for `JobType`: a resource that names no type takes every TQ; one
@@ -392,6 +420,7 @@ mod tests {
                 platform: pick(5),
                 cpu_time: f64::from(pick(5) * 2500),
                 job_types: if pick(2) == 0 { &[] } else { &types },
+                required_tags: if pick(3) == 0 { &tags[..1] } else { &[] },
                 ..resource(&tags)
             };
             let sharing = pick(2) == 0;

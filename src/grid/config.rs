@@ -37,9 +37,19 @@ pub struct Ce {
     /// Tags the CE offers (a task queue's tags must be a subset, reference §1.3 item 5).
     #[serde(default)]
     pub tags: Vec<String>,
+    /// DIRAC `RequiredTag` of the CE queue: it accepts only task queues carrying all of these
+    /// (reference §1.3 item 5); each must be one of `tags`. E.g. `["GPU"]` keeps a GPU queue for
+    /// GPU jobs.
+    #[serde(default)]
+    pub required_tags: Vec<String>,
     /// GPU inventory, one entry per kind of GPU node.
     #[serde(default)]
     pub gpus: Vec<GpuInventory>,
+    /// DIRAC `NumberOfGPUs` of the CE queue: GPUs each of DIRAC's pilots here asks the batch
+    /// system for (SLURM's `--gpus-per-task`; default 0: CPU pilots, as HTCondorCE and ARC
+    /// submit without a GPU request). At most the GPUs of one node of `gpus`.
+    #[serde(default)]
+    pub number_of_gpus: u32,
     /// Time a pilot spends in the middleware before it reaches the batch queue.
     #[serde(default = "default_pilot_wait")]
     pub pilot_wait: Distribution,

@@ -29,6 +29,8 @@ pub struct GpuHold {
     pub kind: Option<u8>,
     /// GPUs not used by its running jobs.
     pub free: u32,
+    /// Its CE, once it runs.
+    pub ce: u32,
 }
 
 impl GpuHold {
@@ -46,6 +48,9 @@ pub struct Gpus {
     pub busy: Vec<Vec<u32>>,
     /// GPU pilots by id (CPU pilots are absent).
     holds: BTreeMap<PilotId, GpuHold>,
+    /// Every GPU pilot of the run, ended ones too: the GPUs it asked for and the entry it took
+    /// them from (None: it never ran). What the outputs read.
+    record: BTreeMap<PilotId, (u32, Option<u8>)>,
 }
 
 impl Gpus {
@@ -55,7 +60,7 @@ impl Gpus {
             .map(|inv| inv.iter().map(|g| (g.gpus_per_node, g.gpus_per_node.saturating_mul(g.nodes))).collect())
             .collect();
         let busy = total.iter().map(|t| vec![0; t.len()]).collect();
-        Self { total, busy, holds: BTreeMap::new() }
+        Self { total, busy, holds: BTreeMap::new(), record: BTreeMap::new() }
     }
 
     /// GPUs in all of entry `k` of CE `c`.
@@ -65,14 +70,15 @@ impl Gpus {
 
     /// Whether CE `c` could ever give `gpus` GPUs from one node of a kind `kinds` accepts.
     pub fn can_hold(&self, c: usize, gpus: u32, kinds: u32) -> bool {
-        let hold = GpuHold { gpus, kinds, kind: None, free: 0 };
+        let hold = GpuHold { gpus, kinds, kind: None, free: 0, ce: 0 };
         self.total[c].iter().enumerate().any(|(k, &(per_node, _))| hold.accepts(k) && gpus <= per_node)
     }
 
     /// Pilot `p` asks for `gpus` GPUs of the kinds in `kinds` (nothing for `gpus` 0).
     pub fn ask(&mut self, p: PilotId, gpus: u32, kinds: u32) {
         if gpus > 0 {
-            self.holds.insert(p, GpuHold { gpus, kinds, kind: None, free: 0 });
+            self.holds.insert(p, GpuHold { gpus, kinds, kind: None, free: 0, ce: 0 });
+            self.record.insert(p, (gpus, None));
         }
     }
 
@@ -98,8 +104,11 @@ impl Gpus {
     pub fn take(&mut self, c: usize, p: PilotId, k: usize) {
         if let Some(h) = self.holds.get_mut(&p) {
             self.busy[c][k] += h.gpus;
+            debug_assert!(self.busy[c][k] <= self.total[c][k].1, "CE {c} GPU kind {k} over its inventory");
             h.kind = Some(k as u8);
             h.free = h.gpus;
+            h.ce = c as u32;
+            self.record.insert(p, (h.gpus, h.kind));
         }
     }
 
@@ -136,6 +145,41 @@ impl Gpus {
         if let Some(h) = self.holds.get_mut(&p).filter(|_| gpus > 0) {
             h.free = (h.free + gpus).min(h.gpus);
         }
+    }
+
+    /// Every GPU pilot of the run (ended ones too): the GPUs it asked for and the inventory
+    /// entry of its CE it took them from (None: it never ran), in pilot id order.
+    pub fn record(&self) -> &BTreeMap<PilotId, (u32, Option<u8>)> {
+        &self.record
+    }
+
+    /// GPUs of pilot `p` its running jobs do not use (0 for a CPU pilot).
+    pub fn free_of(&self, p: PilotId) -> u32 {
+        self.holds.get(&p).map_or(0, |h| h.free)
+    }
+
+    /// The inventory entry pilot `p` holds its GPUs from, while it runs.
+    pub fn kind_of(&self, p: PilotId) -> Option<usize> {
+        self.holds.get(&p).and_then(|h| h.kind).map(usize::from)
+    }
+
+    /// Whether any CE declares a GPU.
+    pub fn has_inventory(&self) -> bool {
+        self.total.iter().flatten().any(|&(_, n)| n > 0)
+    }
+
+    /// GPUs held by running pilots and used by their running jobs, per CE and inventory entry,
+    /// flattened in CE then entry order.
+    pub fn usage(&self) -> (Vec<u32>, Vec<u32>) {
+        let held: Vec<u32> = self.busy.iter().flatten().copied().collect();
+        let offsets: Vec<usize> = self.busy.iter().scan(0, |o, b| Some(std::mem::replace(o, *o + b.len()))).collect();
+        let mut used = vec![0; held.len()];
+        for (_, h) in self.holding() {
+            if let Some(k) = h.kind {
+                used[offsets[h.ce as usize] + usize::from(k)] += h.gpus - h.free;
+            }
+        }
+        (held, used)
     }
 
     /// The GPU pilots holding GPUs, with their hold.

@@ -4,6 +4,7 @@
 
 pub mod columns;
 pub mod format;
+pub mod gpus;
 pub mod network_summary;
 pub mod parquet;
 pub mod points;

@@ -35,6 +35,15 @@ pub struct Sample {
     pub pilots: PilotCounts,
 }
 
+/// GPUs busy at one sampling instant, per CE and GPU inventory entry (flattened in CE then
+/// entry order, `grid::gpu::Gpus::usage`): held by running pilots, and used by their jobs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GpuSample {
+    pub time: SimTime,
+    pub held: Vec<u32>,
+    pub used: Vec<u32>,
+}
+
 /// Running/waiting counts, exact integrals and samples per entity.
 #[derive(Debug, Clone)]
 pub struct Recorder {
@@ -55,6 +64,8 @@ pub struct Recorder {
     /// Index of each entity's sibling set (all groups; or the users of one group).
     sibling_set: Vec<usize>,
     pub samples: Vec<Sample>,
+    /// GPU samples, taken with `samples` when the grid declares GPUs (else empty).
+    pub gpu_samples: Vec<GpuSample>,
 }
 
 impl Recorder {
@@ -85,6 +96,7 @@ impl Recorder {
             cpu_work: vec![0.0; n],
             sibling_set,
             samples: Vec::new(),
+            gpu_samples: Vec::new(),
         }
     }
 

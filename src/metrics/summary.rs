@@ -137,6 +137,10 @@ pub struct Summary {
     /// without a `factory` section.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub factory: Vec<serde_json::Value>,
+    /// GPUs (module `gpus`): utilisation and GPU-job waits per site and model; absent when the
+    /// grid declares no GPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpus: Option<super::gpus::GpuSummary>,
     /// What makes the run's figures mean little (`metrics::warnings`): no job created or none
     /// finished, every task waiting for a nucleus, pilot efficiency under 10 %, a stream or
     /// queue that never ran anything. Empty for a meaningful run.
@@ -323,6 +327,7 @@ pub fn build(run: &mut RunData) -> Summary {
         wms: run.wms_summaries.clone(),
         factory: run.factory_summaries.clone(),
         network: super::network_summary::build(run.network, &site_names, end),
+        gpus: super::gpus::summary(run),
         warnings: Vec::new(),
     };
     summary.warnings = super::warnings::of(run, &summary);

@@ -117,6 +117,8 @@ fn jobs_rows<'a>(run: &'a RunData, rows: Range<usize>) -> Vec<Column<'a>> {
         Column::new("status", Values::Str(j.iter().map(|x| Some(x.status.as_str())).collect())),
         Column::new("wms", coded(wms_names(run), j.iter().map(|x| Some(u32::from(x.wms))))),
     ];
+    let mut cols = cols;
+    cols.extend(super::gpus::job_columns(run, rows.clone()));
     with_extras(cols, &run.job_columns, Some(rows))
 }
 
@@ -163,6 +165,8 @@ pub fn pilots<'a>(run: &'a RunData) -> Vec<Column<'a>> {
         Column::new("status", Values::Str(p.iter().map(|x| Some(x.status.as_str())).collect())),
         Column::new("jobs_run", u32s(p.iter().map(|x| Some(x.jobs_run)))),
     ];
+    let mut cols = cols;
+    cols.extend(super::gpus::pilot_columns(run));
     with_extras(cols, &run.pilot_columns, None)
 }
 

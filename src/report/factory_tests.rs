@@ -160,6 +160,7 @@ fn stream(name: &str, kind: JobKind) -> StreamInfo {
         failure_probability: 0.0,
         wms: 0,
         kind,
+        gpus: 0,
     }
 }
 

@@ -21,6 +21,7 @@ pub mod compare_charts;
 pub mod explain;
 pub mod factory_charts;
 mod frame;
+pub mod gpu_charts;
 pub mod html;
 mod legend;
 mod marks;

@@ -2,15 +2,16 @@
 //! `summary.json`, `timeseries.parquet`, `jobs.parquet`, `pilots.parquet` and the charts,
 //! each written atomically; a PanDA run also gets `queue_waits`, `queue_lengths` and (when it
 //! moved data) `link_backlog` charts, a run with pilot factories `factory_throughput`,
-//! `factory_waits` and (with its `factory_cycles` table) `factory_standby`.
+//! `factory_waits` and (with its `factory_cycles` table) `factory_standby`, a grid with GPUs
+//! `gpu_timeseries.parquet` and `gpu_usage`.
 
 use std::path::Path;
 
 use anyhow::{Context, Result};
 
 use super::charts::{self, EntityShare, Line, PilotsOverTime, Rendered, ShareConvergence, WaitTimes};
-use super::factory_charts;
 use super::panda_charts::{self, CountsOverTime, MAX_BOXES, QueueWaits, top_series};
+use super::{factory_charts, gpu_charts};
 use crate::metrics::recorder::Level;
 use crate::metrics::summary::{self, Summary};
 use crate::metrics::{ExtraValues, RunData, tables, write};
@@ -318,6 +319,9 @@ pub fn write_run(dir: &Path, run: &mut RunData) -> Result<Summary> {
     if run.network.transfer_count() > 0 {
         parquet.push(encode("transfers.parquet", tables::transfers(run))?);
     }
+    if !run.recorder.gpu_samples.is_empty() {
+        parquet.push(encode("gpu_timeseries.parquet", crate::metrics::gpus::timeseries(run))?);
+    }
     for t in &run.wms_tables {
         parquet.push(encode(&format!("{}.parquet", t.name), tables::wms_table(t))?);
     }
@@ -327,6 +331,7 @@ pub fn write_run(dir: &Path, run: &mut RunData) -> Result<Summary> {
     let user_waits = user_wait_chart(run).map(|c| charts::wait_time_distribution(&c)).transpose()?;
     let panda = panda_charts(run)?;
     let factory = factory_charts::factory_charts(run)?;
+    let gpus = gpu_charts::gpu_usage_input(run).map(|c| gpu_charts::gpu_usage(&c)).transpose()?;
     // Everything is rendered: now write, summary last so its presence means a complete run.
     for (name, bytes) in &parquet {
         write::atomic(&dir.join(name), bytes).with_context(|| format!("writing {name}"))?;
@@ -337,7 +342,7 @@ pub fn write_run(dir: &Path, run: &mut RunData) -> Result<Summary> {
     if let Some(chart) = user_waits {
         write_chart(dir, "user_wait_times", chart)?;
     }
-    for (stem, chart) in panda.into_iter().chain(factory) {
+    for (stem, chart) in panda.into_iter().chain(factory).chain(gpus.map(|c| ("gpu_usage", c))) {
         write_chart(dir, stem, chart)?;
     }
     let provenance = crate::scenario::effective::Provenance {

@@ -181,6 +181,7 @@ const QUEUE_FIELDS: &[&str] = &[
     "status",
     "type",
     "capability",
+    "resource_type",
     "corecount",
     "corepower",
     "maxrss",
@@ -225,6 +226,7 @@ fn apply_queue(q: &mut PandaQueue, o: &Map<String, Value>) -> Result<Vec<String>
                     }
                 }
                 "capability" => q.capability = text(v)?.filter(|s| !s.is_empty()),
+                "resource_type" => q.resource_type = text(v)?.filter(|s| !s.is_empty()),
                 "corecount" => q.corecount = uint(v)?.map(|c| c.min(u64::from(u32::MAX)) as u32),
                 "corepower" => {
                     if let Some(x) = num(v)?.filter(|x| *x > 0.0) {

@@ -15,6 +15,7 @@ pub mod factory;
 pub mod finite;
 pub mod generate;
 pub mod generate_atlas;
+mod gpu_check;
 pub mod input;
 pub mod limits;
 pub mod overrides;

@@ -128,6 +128,7 @@ pub(in crate::scenario) fn list(set: &BTreeSet<&str>) -> String {
 /// Every semantic problem of a scenario (empty if it is valid).
 pub fn validate(s: &Scenario) -> Vec<Problem> {
     let mut problems = fields(s);
+    problems.extend(super::gpu_check::problems(s));
     // Non-finite numbers the field checks above have not named already (a bound only compared
     // with another, an optional limit): none is ever accepted (`scenario::finite`).
     for path in super::finite::non_finite_paths(s) {
@@ -442,6 +443,7 @@ pub fn warnings(s: &Scenario) -> Vec<Problem> {
         out.extend(super::panda::check::warnings(s, p));
     }
     out.extend(super::factory::warnings(s));
+    out.extend(super::gpu_check::warnings(s));
     let Some(d) = &s.dirac else { return out };
     let sc = &d.share_corrections;
     if sc.enabled && d.rules().corrector_variant == CorrectorVariant::Dirac9 {
@@ -472,20 +474,17 @@ pub fn warnings(s: &Scenario) -> Vec<Problem> {
     out
 }
 
-/// True if at least one CE satisfies the stream's site, CE, platform, tag and CPU requirements.
+/// True if at least one CE satisfies the stream's site, CE, platform, tag (and `RequiredTag`)
+/// and CPU requirements.
 fn stream_can_run_somewhere(s: &Scenario, d: &DiracConfig, i: usize) -> bool {
     let w = &s.workload[i];
     let segment = d.rules().cpu_segments.fit(w.cpu_time);
     let ja = &d.job_agent;
     s.sites.iter().any(|site| {
-        (w.sites.is_empty() || w.sites.contains(&site.name))
-            && !w.banned_sites.contains(&site.name)
-            && site.ces.iter().any(|ce| {
-                (w.grid_ces.is_empty() || w.grid_ces.contains(&ce.name))
-                    && (w.platforms.is_empty() || w.platforms.contains(&ce.platform))
-                    && w.tags.iter().all(|t| ce.tags.contains(t))
-                    && ja.cpu_time_left(ce.max_walltime_s, 0.0, ce.cpu_power) >= segment
-            })
+        site.ces.iter().any(|ce| {
+            super::gpu_check::ce_matches_stream(w, site, ce)
+                && ja.cpu_time_left(ce.max_walltime_s, 0.0, ce.cpu_power) >= segment
+        })
     })
 }
 

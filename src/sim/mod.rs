@@ -76,7 +76,7 @@ pub fn run_to_end(world: &mut World, mut progress: impl FnMut(SimTime, SimTime))
 /// - the grid's counters agree with its pilots (see `Grid::check_invariants`), and every
 ///   running job is in the running list of its pilot;
 /// - each WMS's own invariants hold (DIRAC: its task queues hold exactly its waiting jobs);
-/// - no WMS gave a pilot a job it could not run.
+/// - no WMS gave a pilot a job it could not run, nor a GPU job to a pilot without its GPUs.
 pub fn check_invariants(w: &World) -> Vec<String> {
     let c = &w.core;
     let mut bad = c.violations.clone();
@@ -112,6 +112,20 @@ pub fn check_invariants(w: &World) -> Vec<String> {
             if c.jobs[job_index(j)].status != JobStatus::Running {
                 bad.push(format!("pilot {} runs job {j}, which is not Running", p.id));
             }
+        }
+    }
+    // A GPU pilot's running jobs use exactly the GPUs it holds and has not free; a job that
+    // needs GPUs runs only in a pilot holding them.
+    for (p, h) in c.grid.gpus.holding() {
+        let used: u32 =
+            c.grid.pilot(p).running.iter().map(|j| c.streams[c.jobs[job_index(j)].stream as usize].gpus).sum();
+        if used != h.gpus - h.free.min(h.gpus) {
+            bad.push(format!("pilot {p} holds {} GPUs, {} free, but its jobs use {used}", h.gpus, h.free));
+        }
+    }
+    for p in c.grid.pilots.iter().filter(|p| p.status == PilotStatus::Running && c.grid.gpus.hold(p.id).is_none()) {
+        if let Some(j) = p.running.iter().find(|j| c.streams[c.jobs[job_index(*j)].stream as usize].gpus > 0) {
+            bad.push(format!("CPU pilot {} runs job {j}, which needs GPUs", p.id));
         }
     }
     for wms in &w.wms {

@@ -10,7 +10,7 @@ use crate::grid::network::{Completion, LinkEvent, Network, TransferError, Transf
 use crate::grid::storage::{StorageError, StorageId, Storages};
 use crate::grid::{Grid, GridEvent, PilotShape, PilotStatus, Refusal, Transition};
 use crate::ids::{CeId, JobId, PilotId, SiteId, WmsId, job_index};
-use crate::metrics::recorder::Recorder;
+use crate::metrics::recorder::{GpuSample, Recorder};
 use crate::scenario::Scenario;
 use crate::wms::{self, Answer, Ctx, PilotNews, Timer, Wms};
 use crate::workload::{Accounting, Job, JobSpec, JobStatus, ShareEntities, StreamInfo};
@@ -124,6 +124,8 @@ pub struct Core {
     news: VecDeque<(WmsId, News)>,
     job_failure: Vec<SimRng>,
     sample_interval: SimDuration,
+    /// The grid declares GPUs: samples record their use.
+    gpu_inventory: bool,
     accounting_period: Option<SimDuration>,
     /// When pilot factories run (jobs may be requeued, or change speed): the planned end of
     /// each job's current run, by `job_index`; a `JobEnd` at another time is stale.
@@ -197,6 +199,7 @@ impl World {
             job_failure: setup.streams.iter().map(|w| rngs.stream(&format!("workload:{}/failure", w.name))).collect(),
             streams: setup.streams,
             sample_interval: SimDuration::from_secs_f64(scenario.output.sample_interval_s),
+            gpu_inventory: scenario.sites.iter().flat_map(|s| &s.ces).any(|c| !c.gpus.is_empty()),
             accounting_period: setup.accounting_period,
             planned_end: None,
             submitted_per_wms: vec![0; setup.instances.len()],
@@ -257,6 +260,10 @@ impl World {
             Event::Sample => {
                 let counts = core.grid.counts();
                 core.recorder.sample(now, counts);
+                if core.gpu_inventory {
+                    let (held, used) = core.grid.gpus.usage();
+                    core.recorder.gpu_samples.push(GpuSample { time: now, held, used });
+                }
                 core.queue.push(now + core.sample_interval, Event::Sample);
             }
             Event::PilotReachesBatch(p) => {
@@ -357,7 +364,7 @@ impl World {
         }
         let job = &core.jobs[job_index(j)];
         let Some(p) = job.pilot() else { return };
-        if !core.grid.end_job(p, j, job.cores) {
+        if !core.grid.end_gpu_job(p, j, job.cores, core.streams[job.stream as usize].gpus) {
             return; // killed with its pilot meanwhile
         }
         let stream = job.stream as usize;
@@ -409,6 +416,12 @@ impl Core {
         }
     }
 
+    /// The cores and GPUs job `j` holds while it runs.
+    fn job_size(&self, j: JobId) -> (u32, u32) {
+        let job = &self.jobs[job_index(j)];
+        (job.cores, self.streams[job.stream as usize].gpus)
+    }
+
     /// Start job `j` in pilot `p` now; false (and a violation) if the WMS's answer was wrong.
     fn start_job(&mut self, p: PilotId, j: JobId) -> bool {
         self.start_run(p, j, RunEnd::Fixed(SimDuration::ZERO))
@@ -437,8 +450,8 @@ impl Core {
     /// and the recorder see it stop and queue again. Its WMS is told by the caller.
     pub(super) fn requeue_job(&mut self, p: PilotId, j: JobId) {
         let now = self.now;
-        let cores = self.jobs[job_index(j)].cores;
-        if !self.grid.end_job(p, j, cores) {
+        let (cores, gpus) = self.job_size(j);
+        if !self.grid.end_gpu_job(p, j, cores, gpus) {
             return;
         }
         self.job_stopped(now, j);
@@ -455,8 +468,8 @@ impl Core {
     /// Running job `j` of pilot `p` is killed now (its startd pilot removed): Failed, and its
     /// WMS hears it ended.
     pub(super) fn kill_job(&mut self, p: PilotId, j: JobId) {
-        let cores = self.jobs[job_index(j)].cores;
-        if !self.grid.end_job(p, j, cores) {
+        let (cores, gpus) = self.job_size(j);
+        if !self.grid.end_gpu_job(p, j, cores, gpus) {
             return;
         }
         self.void_job_end(j);
@@ -480,7 +493,8 @@ impl Core {
             self.violations.push(format!("pilot {p} was given job {j}, which is {}", job.status.as_str()));
             return false;
         }
-        if !self.grid.start_job(p, j, job.cores) {
+        let gpus = self.streams[job.stream as usize].gpus;
+        if !self.grid.start_gpu_job(p, j, job.cores, gpus) {
             self.violations.push(format!("pilot {p} was given job {j} without room for it"));
             return false;
         }

@@ -57,6 +57,13 @@ pub struct JobStream {
     /// task queue's `JobTypes`. `User` jobs are analysis, every other type production (seed 003).
     #[serde(default = "default_job_type")]
     pub job_type: String,
+    /// The JDL `NumberOfGPUs`: GPUs each job holds while it runs (default 0). DIRAC 9 does not
+    /// match on it: `JobScheduling._getTagsFromManifest` makes no tag of it and the Matcher drops
+    /// the pilot's `NumberOfGPUs`, so GPU jobs reach GPU pilots only through a tag (`tags:
+    /// ["GPU"]`) that CEs with GPUs offer; validation checks that every CE the stream's tags and
+    /// sites match gives its pilots that many GPUs.
+    #[serde(default)]
+    pub number_of_gpus: u32,
 }
 
 /// DIRAC's JobType of user (analysis) jobs, the JDL default.

@@ -34,6 +34,10 @@ pub struct StreamInfo {
     /// Production or analysis (DIRAC: JobType `User` is analysis; PanDA: `prodSourceLabel`
     /// `user` is analysis): what a pilot factory's startd pilot may ask for (seed 003 §2).
     pub kind: JobKind,
+    /// GPUs each of its jobs holds while it runs (0: a CPU job): DIRAC's JDL `NumberOfGPUs`;
+    /// for PanDA one for a task with a GPU spec (Harvester's GPU worker requests one,
+    /// `htcondor_submitter`'s `requestGpus`; no PanDA job field counts GPUs).
+    pub gpus: u32,
 }
 
 /// The two kinds of job seed 003 distinguishes (§2 "Startd Pilot"): production jobs run as
@@ -80,6 +84,7 @@ impl StreamInfo {
             failure_probability: s.failure_probability,
             wms,
             kind: if s.job_type == config::USER_JOB_TYPE { JobKind::Analysis } else { JobKind::Production },
+            gpus: s.number_of_gpus,
         }
     }
 }

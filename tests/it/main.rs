@@ -7,6 +7,7 @@ mod compare;
 mod determinism;
 mod factory;
 mod gpu_queue;
+mod gpus;
 mod inputs;
 mod layers;
 mod own_grid;

@@ -97,6 +97,11 @@ pub struct PandaQueue {
     /// core count) or `himem`; `None` = unset.
     #[serde(default)]
     pub capability: Option<String>,
+    /// CRIC `resource_type`: `gpu` makes every Harvester worker of the PQ request one GPU
+    /// (`htcondor_submitter`: `requestGpus = 1 if resource_type == "gpu"`); `None` = unset (CPU
+    /// workers).
+    #[serde(default)]
+    pub resource_type: Option<String>,
     /// CRIC `corecount`: cores of one pilot; `None` (or 0) = unset, read as single-core
     /// (`SiteSpec.coreCount in [None, 0]`).
     #[serde(default)]
@@ -171,12 +176,19 @@ fn default_corepower() -> f64 {
 }
 
 impl PandaQueue {
+    /// GPUs each Harvester worker of the PQ requests: one at a `resource_type: gpu` PQ (the
+    /// exact, case-sensitive comparison of `htcondor_submitter`).
+    pub fn worker_gpus(&self) -> u32 {
+        u32::from(self.resource_type.as_deref() == Some("gpu"))
+    }
+
     /// A queue with every attribute at its default.
     pub fn new(name: &str, site: &str, kind: QueueKind) -> Self {
         Self {
             name: name.to_string(),
             site: site.to_string(),
             ces: Vec::new(),
+            resource_type: None,
             status: QueueStatus::Online,
             kind,
             capability: None,

@@ -299,7 +299,10 @@ impl DiracWms {
                 // A CE whose queue is full refuses the pilot: the middleware ranks the other
                 // candidates for the rest of this cycle.
                 // (A pool lists each CE once.)
-                let Ok(p) = ctx.submit_pilot(ce, PilotShape::default()) else {
+                // The CE queue's `NumberOfGPUs` (0: a CPU pilot), from any of its GPU kinds.
+                let gpus = ctx.grid().ces[ce as usize].number_of_gpus;
+                let shape = PilotShape { gpus, ..PilotShape::default() };
+                let Ok(p) = ctx.submit_pilot(ce, shape) else {
                     candidates.remove(i);
                     ranks.remove(i);
                     continue;

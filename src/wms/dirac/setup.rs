@@ -50,6 +50,8 @@ pub struct Static {
     pub ce_name_id: Vec<u32>,
     pub ce_platform_id: Vec<u32>,
     pub ce_tags: Vec<Vec<u32>>,
+    /// Each CE's sorted `RequiredTag`s.
+    pub ce_required_tags: Vec<Vec<u32>>,
     /// The group ids (interned) with JOB_SHARING, sorted: a slice of one or two, searched on
     /// every TQ a private pilot's request walks.
     pub job_sharing: Vec<u32>,
@@ -80,6 +82,7 @@ impl Static {
         let setup = names.id(&format!("setup:{}", d.setup));
         let mut ces = Vec::new();
         let (mut ce_site_id, mut ce_name_id, mut ce_platform_id, mut ce_tags) = (vec![], vec![], vec![], vec![]);
+        let mut ce_required_tags = Vec::new();
         for site in &s.sites {
             let site_id = names.id(&format!("site:{}", site.name));
             for ce in &site.ces {
@@ -88,6 +91,8 @@ impl Static {
                 ce_platform_id.push(names.id(&format!("platform:{}", ce.platform)));
                 let tags: Vec<String> = ce.tags.iter().map(|t| format!("tag:{t}")).collect();
                 ce_tags.push(names.ids(&tags));
+                let required: Vec<String> = ce.required_tags.iter().map(|t| format!("tag:{t}")).collect();
+                ce_required_tags.push(names.ids(&required));
                 ces.push(ce.name.as_str());
             }
         }
@@ -150,6 +155,7 @@ impl Static {
             ce_name_id,
             ce_platform_id,
             ce_tags,
+            ce_required_tags,
             job_sharing,
             shares: EntityShares { group: group_share, user_factor: BTreeMap::new() },
             stream_def,
@@ -173,6 +179,7 @@ impl Static {
             grid_ce: self.ce_name_id[c],
             platform: self.ce_platform_id[c],
             tags: &self.ce_tags[c],
+            required_tags: &self.ce_required_tags[c],
             cpu_time,
             job_types: &[],
         }

@@ -3,7 +3,9 @@
 //! reference §7): with probability `SLOPPY_DISPATCH_RATIO` by age (PandaID), otherwise by the
 //! gshare leaves sorted most under-pledged first (`Test` first), then `currentPriority`
 //! descending, then PandaID. A job needs no more cores than the pilot has free (the pilot asks
-//! with its core count). No job: the pilot exits, as a PanDA pilot does when `getJob` is empty.
+//! with its core count). A job of a task with a GPU spec needs a free GPU of the pilot (one:
+//! no PanDA field counts more) on a node whose GPUs match the spec (`check_task_architecture`,
+//! reference §5 "Dispatch-time gate"). No job: the pilot exits, as a PanDA pilot does when `getJob` is empty.
 //! At a push PQ (Harvester `mapType` other than `NoJob`) a pilot asks nothing: it runs the job
 //! its worker was made for and exits (`pilots`).
 
@@ -29,6 +31,31 @@ fn label_kind(label: ProdSourceLabel) -> JobKind {
     match label {
         ProdSourceLabel::User | ProdSourceLabel::Panda => JobKind::Analysis,
         _ => JobKind::Production,
+    }
+}
+
+/// What a pilot's `getJob` request has room for: free cores, free GPUs, and its node's GPU kind
+/// (CE index, inventory entry) once it runs on one.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Room {
+    pub cores: u32,
+    pub gpus: u32,
+    pub node: Option<(usize, usize)>,
+}
+
+impl Room {
+    /// The room of running pilot `p`.
+    fn of(ctx: &dyn Ctx, p: PilotId) -> Self {
+        let grid = ctx.grid();
+        let pilot = grid.pilot(p);
+        let node = if grid.gpus.any() { grid.gpus.kind_of(p).map(|k| (pilot.ce as usize, k)) } else { None };
+        Room { cores: pilot.free_cores, gpus: if node.is_some() { grid.gpus.free_of(p) } else { 0 }, node }
+    }
+
+    /// A Harvester push worker's request, made before the worker runs: any cores, the PQ's
+    /// worker GPUs, no node reported yet.
+    pub(super) fn worker(gpus: u32) -> Self {
+        Room { cores: u32::MAX, gpus, node: None }
     }
 }
 
@@ -72,8 +99,8 @@ impl PandaWms {
                 _ => Answer::Exit,
             };
         }
-        let free = ctx.grid().pilot(p).free_cores;
-        match self.get_job(ctx, q, free, None) {
+        let room = Room::of(ctx, p);
+        match self.get_job(ctx, q, room, None) {
             Some(j) => Answer::Run(j),
             None => Answer::Exit,
         }
@@ -84,14 +111,15 @@ impl PandaWms {
     /// `managed` ones for production).
     pub(super) fn fetch_for_factory(&mut self, ctx: &mut dyn Ctx, req: &FetchRequest) -> Option<JobId> {
         let q = self.cfg.queues.iter().position(|x| Some(x.name.as_str()) == req.queue)?;
-        self.get_job(ctx, q as u16, req.cores, req.only)
+        let room = Room { cores: req.cores, ..Room::of(ctx, req.pilot) };
+        self.get_job(ctx, q as u16, room, req.only)
     }
 
     /// The first activated job of PQ `q` in the sorting criteria that fits `free` cores (and is of
     /// kind `only`, if given): it becomes `running` there now.
-    fn get_job(&mut self, ctx: &mut dyn Ctx, q: u16, free: u32, only: Option<JobKind>) -> Option<JobId> {
+    fn get_job(&mut self, ctx: &mut dyn Ctx, q: u16, room: Room, only: Option<JobKind>) -> Option<JobId> {
         self.gets.add(q as usize, ctx.now());
-        let i = self.pick_job(ctx, q, free, only)?;
+        let i = self.pick_job(ctx, q, room, only)?;
         let cp = self.corepower(q);
         self.tables.set_status(i, PStatus::Sent, ctx.now(), cp);
         self.tables.set_status(i, PStatus::Starting, ctx.now(), cp);
@@ -99,16 +127,26 @@ impl PandaWms {
         Some(self.tables.jobs[i as usize].job)
     }
 
-    /// The job (index) `getJob` would give at PQ `q` now to a request for `free` cores (and kind
+    /// The job (index) `getJob` would give at PQ `q` now to a request with this room (and kind
     /// `only`), left `activated`: one draw of the dispatch order.
-    pub(super) fn pick_job(&mut self, ctx: &dyn Ctx, q: u16, free: u32, only: Option<JobKind>) -> Option<u32> {
+    pub(super) fn pick_job(&mut self, ctx: &dyn Ctx, q: u16, room: Room, only: Option<JobKind>) -> Option<u32> {
         self.refresh_ranks(ctx.now());
         let draw = dist::index(&mut self.rng_dispatch, 100) as u32;
         let order = gshare::dispatch_order(&self.cfg.gdpconfig.dispatch, draw);
-        let jobs = &self.tables.jobs;
+        let (jobs, tasks, shapes) = (&self.tables.jobs, &self.tables.tasks, &self.statics.shapes);
+        let node_accepts = &self.statics.node_accepts;
         let fits = |i: u32| {
             let job = &jobs[i as usize];
-            job.cores <= free && only.is_none_or(|k| label_kind(job.label) == k)
+            if job.cores > room.cores || only.is_some_and(|k| label_kind(job.label) != k) {
+                return false;
+            }
+            let k = usize::from(tasks[job.task as usize].stream);
+            if shapes[k].gpu_spec.is_none() {
+                return true;
+            }
+            // One GPU, and `check_task_architecture`: the GPUs the pilot reports for its node
+            // (none before a push worker runs: accepted) satisfy the task's GPU spec.
+            room.gpus >= 1 && room.node.is_none_or(|(c, kind)| node_accepts[k][c] & (1 << kind) != 0)
         };
         let qi = q as usize;
         match order {

@@ -41,6 +41,7 @@ use crate::panda::timeouts::JobStatus as PStatus;
 use crate::wms::{Ctx, PilotNews};
 
 use super::PandaWms;
+use super::dispatch::Room;
 use super::tables::TaskStatus;
 use super::view::ce_choice::CeWorkerStats;
 use super::view::harvester::HarvesterDynamic;
@@ -126,12 +127,13 @@ impl PandaWms {
         for (q, plan) in plans {
             self.harvester.unplaced += plan.unplaced;
             let push = self.push_queue(q);
+            let worker_gpus = self.cfg.queues[q].worker_gpus();
             for b in &plan.batches {
                 let ce_idx = self.harvest_view.queues[q].ces.iter().position(|&c| c == b.ce).unwrap_or(0);
                 for _ in 0..b.count {
                     // Push: the job first (there is one for each worker of the plan).
                     let job = if push {
-                        match self.pick_job(ctx, q as u16, u32::MAX, None) {
+                        match self.pick_job(ctx, q as u16, Room::worker(worker_gpus), None) {
                             Some(i) => Some(i),
                             None => break,
                         }
@@ -139,7 +141,8 @@ impl PandaWms {
                         None
                     };
                     let cores = job.map_or(b.cores, |i| self.tables.jobs[i as usize].cores).max(1);
-                    match ctx.submit_pilot(b.ce as u32, PilotShape::cpu(cores)) {
+                    let shape = PilotShape { gpus: worker_gpus, ..PilotShape::cpu(cores) };
+                    match ctx.submit_pilot(b.ce as u32, shape) {
                         Ok(p) => {
                             self.own_pilot(p, q as u16, ce_idx as u16);
                             self.harvester.submitted += 1;

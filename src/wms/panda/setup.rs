@@ -6,6 +6,7 @@
 use crate::engine::SimTime;
 use crate::grid::storage::{StorageId, Storages};
 use crate::ids::{SiteId, WmsId};
+use crate::panda::arch::{ArchVariant, GpuSpec, TaskArch, match_gpu_spec};
 use crate::panda::gshare::{Leaf, leaves};
 use crate::panda::timeouts::ProdSourceLabel;
 use crate::scenario::Scenario;
@@ -13,6 +14,7 @@ use crate::scenario::panda::{DatasetConfig, PandaConfig};
 use crate::workload::{Arrival, EntityDef, JobEntities, JobKind, Level, ShareEntities, ShareUnit, StreamInfo};
 
 use super::tables::{Task, TaskStatus};
+use super::view::anal::node_gpu;
 use super::view::prod::ResourceType;
 
 /// HS06·s of one hour on a core of 10 HS06 (the corePower PanDA assumes): the CPU work of an
@@ -50,6 +52,15 @@ pub struct StreamShape {
     pub replicas: Vec<(StorageId, f64)>,
     pub failure_probability: f64,
     pub max_attempt: u8,
+    /// The task architecture's GPU spec (`get_host_gpu_spec`): its jobs hold one GPU and run
+    /// only where the node's GPUs match it (`check_task_architecture` at `getJob`).
+    pub gpu_spec: Option<GpuSpec>,
+}
+
+/// The GPU spec of a task `architecture` (an unparsable one has none: validation refuses it).
+fn gpu_spec(architecture: Option<&str>, variant: ArchVariant) -> Option<GpuSpec> {
+    let text = architecture.filter(|t| !t.is_empty())?;
+    TaskArch::parse_with(text, variant).ok()?.gpu_spec
 }
 
 fn master(inputs: &[DatasetConfig]) -> Option<&DatasetConfig> {
@@ -84,6 +95,21 @@ pub struct Statics {
     pub nucleus_site: Vec<SiteId>,
     /// Default output endpoint of each nucleus (`output_storages[0]`).
     pub nucleus_output: Vec<Option<StorageId>>,
+    /// Per stream shape, per CE: the CE's GPU inventory entries (bit k: entry k) whose nodes
+    /// satisfy the shape's GPU spec (`match_gpu_spec` on the one kind a pilot there reports);
+    /// empty for a shape without one.
+    pub node_accepts: Vec<Vec<u32>>,
+}
+
+/// [`Statics::node_accepts`] of one shape.
+fn node_accepts(s: &Scenario, shape: &StreamShape) -> Vec<u32> {
+    let Some(spec) = &shape.gpu_spec else { return Vec::new() };
+    let ces = s.sites.iter().flat_map(|site| &site.ces);
+    ces.map(|ce| {
+        let fits = |g| match_gpu_spec(spec, &[node_gpu(g)]).is_ok();
+        ce.gpus.iter().enumerate().filter(|(_, g)| fits(g)).fold(0, |m, (k, _)| m | (1 << k))
+    })
+    .collect()
 }
 
 impl Statics {
@@ -94,6 +120,7 @@ impl Statics {
         let leaves = leaves(&cfg.gshares);
         let leaf = |g: &str| leaves.iter().position(|l| l.name == g).unwrap_or(0) as u16;
         let mut shapes = Vec::new();
+        let variant = cfg.rules().arch;
         for t in &cfg.tasks {
             let m = master(&t.inputs);
             let n_jobs = match t.n_events_per_job {
@@ -123,6 +150,7 @@ impl Statics {
                 replicas: replicas(&storages, m),
                 failure_probability: t.failure_probability,
                 max_attempt: t.max_attempt.max(1),
+                gpu_spec: gpu_spec(t.architecture.as_deref(), variant),
             });
         }
         for a in &cfg.analysis {
@@ -151,6 +179,7 @@ impl Statics {
                 replicas: replicas(&storages, m),
                 failure_probability: a.failure_probability,
                 max_attempt: a.max_attempt.max(1),
+                gpu_spec: gpu_spec(a.architecture.as_deref(), variant),
             });
         }
         let first_replay = shapes.len();
@@ -161,6 +190,7 @@ impl Statics {
         }
         let queue_site: Vec<SiteId> = cfg.queues.iter().map(|q| site(&q.site)).collect();
         Self {
+            node_accepts: shapes.iter().map(|shape| node_accepts(s, shape)).collect(),
             shapes,
             first_replay,
             queue_site,
@@ -211,6 +241,7 @@ fn replay_shape(r: &crate::scenario::panda::ReplayStream, leaf: u16) -> StreamSh
         replicas: Vec::new(),
         failure_probability: 0.0,
         max_attempt: 1,
+        gpu_spec: None,
     }
 }
 
@@ -283,6 +314,7 @@ pub fn entities_and_streams(st: &Statics, wms: WmsId) -> (ShareEntities, Vec<Str
             failure_probability: s.failure_probability,
             wms,
             kind: if s.analysis { JobKind::Analysis } else { JobKind::Production },
+            gpus: u32::from(s.gpu_spec.is_some()),
         })
         .collect();
     (ShareEntities { defs, of_stream }, streams)

@@ -61,6 +61,7 @@
 //! for `fairsharepolicy`), JEDI refiner defaults `cpuEfficiency` 90 % and `baseWalltime` 600 s
 //! (TaskRefinerBase.py L173-182).
 
+use crate::grid::config::GpuInventory;
 use crate::grid::storage::{StorageId, TB};
 use crate::panda::anal_broker::throttle::USER_ANALYSIS;
 use crate::panda::anal_broker::{
@@ -197,27 +198,30 @@ fn wn_gpus(s: &Scenario, q: &PandaQueue) -> Vec<WnGpu> {
     if !q.software.wn_gpus.is_empty() {
         return q.software.wn_gpus.clone();
     }
-    let text = |t: &str| (!t.is_empty()).then(|| t.to_string());
     s.sites
         .iter()
         .filter(|site| site.name == q.site)
         .flat_map(|site| site.ces.iter())
         .filter(|ce| q.ces.is_empty() || q.ces.contains(&ce.name))
         .flat_map(|ce| ce.gpus.iter())
-        .map(|g| {
-            WnGpu::from(WnGpuRow {
-                vendor: text(&g.vendor),
-                model: text(&g.model),
-                vram: Some(u64::from(g.vram_mb)),
-                architecture: text(&g.microarchitecture),
-                framework: Some("CUDA".to_string()).filter(|_| !g.cuda_version.is_empty()),
-                framework_version: text(&g.cuda_version),
-                driver_version: text(&g.driver_version),
-                gpus_per_host: Some(u64::from(g.gpus_per_node)),
-                host_count: Some(u64::from(g.nodes)),
-            })
-        })
+        .map(node_gpu)
         .collect()
+}
+
+/// The row a pilot on a node of this GPU kind reports (`update_worker_node_gpu`).
+pub fn node_gpu(g: &GpuInventory) -> WnGpu {
+    let text = |t: &str| (!t.is_empty()).then(|| t.to_string());
+    WnGpu::from(WnGpuRow {
+        vendor: text(&g.vendor),
+        model: text(&g.model),
+        vram: Some(u64::from(g.vram_mb)),
+        architecture: text(&g.microarchitecture),
+        framework: Some("CUDA".to_string()).filter(|_| !g.cuda_version.is_empty()),
+        framework_version: text(&g.cuda_version),
+        driver_version: text(&g.driver_version),
+        gpus_per_host: Some(u64::from(g.gpus_per_node)),
+        host_count: Some(u64::from(g.nodes)),
+    })
 }
 
 /// The `SwCheck` of the analysis SW/HW filter for a task without `transHome` (the standalone

@@ -1,0 +1,269 @@
+//! GPUs in the outputs of a run whose grid declares some: the GPU columns of `jobs.parquet` and
+//! `pilots.parquet`, `gpu_timeseries.parquet` (GPUs of each site and model held by pilots and
+//! used by jobs over time) and the `gpus` section of `summary.json`.
+//!
+//! A GPU "kind" is one (site, model) pair: the CEs' inventory entries of one model at one site
+//! are summed. Utilisation is exact, from each GPU pilot's and job's run (not from the samples):
+//! GPU-hours held by pilots, and used by jobs, over the GPUs of the kind × the run's length.
+
+use serde::{Deserialize, Serialize};
+
+use super::columns::{Column, Values};
+use super::{RunData, percentile};
+use crate::engine::SimTime;
+use crate::ids::PilotId;
+
+/// The (site, model) kinds of a grid and which one each CE inventory entry belongs to.
+#[derive(Debug, Clone, Default)]
+pub struct GpuKinds<'a> {
+    /// (site, model, GPUs in all), in first-seen order (CE order, then entry order).
+    pub kinds: Vec<(&'a str, &'a str, u32)>,
+    /// Per CE, per inventory entry: its kind.
+    of_entry: Vec<Vec<usize>>,
+}
+
+impl<'a> GpuKinds<'a> {
+    pub fn of(run: &RunData<'a>) -> Self {
+        let mut k = GpuKinds::default();
+        for site in &run.scenario.sites {
+            for ce in &site.ces {
+                let entries = ce.gpus.iter().map(|g| {
+                    let key = (site.name.as_str(), g.model.as_str());
+                    let i = k.kinds.iter().position(|x| (x.0, x.1) == key).unwrap_or_else(|| {
+                        k.kinds.push((key.0, key.1, 0));
+                        k.kinds.len() - 1
+                    });
+                    k.kinds[i].2 += g.gpus_per_node.saturating_mul(g.nodes);
+                    i
+                });
+                let entries = entries.collect();
+                k.of_entry.push(entries);
+            }
+        }
+        k
+    }
+
+    /// The kind of inventory entry `entry` of CE `ce`.
+    pub fn kind(&self, ce: u32, entry: u8) -> Option<usize> {
+        self.of_entry.get(ce as usize)?.get(usize::from(entry)).copied()
+    }
+
+    /// The models, in first-seen order.
+    pub fn models(&self) -> Vec<&'a str> {
+        let mut out: Vec<&str> = Vec::new();
+        for &(_, m, _) in &self.kinds {
+            if !out.contains(&m) {
+                out.push(m);
+            }
+        }
+        out
+    }
+}
+
+/// The GPU kind pilot `p` held its GPUs from (None: a CPU pilot, or one that never ran).
+fn pilot_kind(run: &RunData, kinds: &GpuKinds, p: PilotId) -> Option<usize> {
+    let (_, entry) = run.grid.gpus.record().get(&p)?;
+    kinds.kind(run.grid.pilot(p).ce, (*entry)?)
+}
+
+/// `gpus` (what each job holds while it runs) and `gpu_model` (the model of the node it used,
+/// null for a CPU job or one that has not run) for the jobs `rows`.
+pub fn job_columns<'a>(run: &'a RunData, rows: std::ops::Range<usize>) -> Vec<Column<'a>> {
+    let kinds = GpuKinds::of(run);
+    let models = kinds.models();
+    let jobs = &run.jobs[rows];
+    let gpus = |j: &crate::workload::Job| run.streams.get(j.stream as usize).map_or(0, |s| s.gpus);
+    let model = |j: &crate::workload::Job| {
+        let k = pilot_kind(run, &kinds, j.pilot()?).filter(|_| gpus(j) > 0)?;
+        models.iter().position(|m| *m == kinds.kinds[k].1).map(|i| i as u32)
+    };
+    vec![
+        Column::new("gpus", Values::U32(jobs.iter().map(|j| Some(gpus(j))).collect::<Vec<_>>().into())),
+        Column::new(
+            "gpu_model",
+            Values::Coded { texts: models.clone(), codes: jobs.iter().map(model).collect::<Vec<_>>().into() },
+        ),
+    ]
+}
+
+/// `gpus` (asked for) and `gpu_model` (of the node it held them on) of every pilot.
+pub fn pilot_columns<'a>(run: &'a RunData) -> Vec<Column<'a>> {
+    let kinds = GpuKinds::of(run);
+    let models = kinds.models();
+    let record = run.grid.gpus.record();
+    let pilots = &run.grid.pilots;
+    let model = |p: PilotId| {
+        let k = pilot_kind(run, &kinds, p)?;
+        models.iter().position(|m| *m == kinds.kinds[k].1).map(|i| i as u32)
+    };
+    let gpus: Vec<Option<u32>> = pilots.iter().map(|p| Some(record.get(&p.id).map_or(0, |r| r.0))).collect();
+    vec![
+        Column::new("gpus", Values::U32(gpus.into())),
+        Column::new(
+            "gpu_model",
+            Values::Coded {
+                texts: models.clone(),
+                codes: pilots.iter().map(|p| model(p.id)).collect::<Vec<_>>().into(),
+            },
+        ),
+    ]
+}
+
+/// `gpu_timeseries.parquet`: one row per sample and (site, model): `time_s`, `site`, `model`,
+/// `gpus` (the inventory), `held` (by running pilots), `used` (by their running jobs).
+pub fn timeseries<'a>(run: &'a RunData) -> Vec<Column<'a>> {
+    let kinds = GpuKinds::of(run);
+    let flat: Vec<usize> = kinds.of_entry.iter().flatten().copied().collect();
+    let n = kinds.kinds.len();
+    let (mut time, mut kind, mut held, mut used) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for s in &run.recorder.gpu_samples {
+        let (mut h, mut u) = (vec![0u32; n], vec![0u32; n]);
+        for (i, &k) in flat.iter().enumerate() {
+            h[k] += s.held.get(i).copied().unwrap_or(0);
+            u[k] += s.used.get(i).copied().unwrap_or(0);
+        }
+        for k in 0..n {
+            time.push(Some(s.time.as_secs_f64()));
+            kind.push(Some(k as u32));
+            held.push(Some(h[k]));
+            used.push(Some(u[k]));
+        }
+    }
+    let sites: Vec<&str> = kinds.kinds.iter().map(|k| k.0).collect();
+    let models: Vec<&str> = kinds.kinds.iter().map(|k| k.1).collect();
+    let inventory: Vec<Option<u32>> = kind.iter().map(|k| k.map(|k| kinds.kinds[k as usize].2)).collect();
+    vec![
+        Column::new("time_s", Values::F64(time.into())),
+        Column::new("site", Values::Coded { texts: sites, codes: kind.clone().into() }),
+        Column::new("model", Values::Coded { texts: models, codes: kind.into() }),
+        Column::new("gpus", Values::U32(inventory.into())),
+        Column::new("held", Values::U32(held.into())),
+        Column::new("used", Values::U32(used.into())),
+    ]
+}
+
+/// One site and model's GPUs over a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GpuKindSummary {
+    pub site: String,
+    pub model: String,
+    /// GPUs of this model at the site.
+    pub gpus: u32,
+    /// GPU-hours used by jobs / (GPUs × run length).
+    pub utilisation: Option<f64>,
+    /// GPU-hours held by pilots / (GPUs × run length): what the batch system gave away.
+    pub held: Option<f64>,
+    /// GPU jobs that ran on it.
+    pub jobs: u64,
+    /// Their waits from submission to match, hours.
+    pub wait_p50_h: Option<f64>,
+    pub wait_p95_h: Option<f64>,
+}
+
+/// `summary.json` `gpus`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GpuSummary {
+    /// GPUs of the grid.
+    pub gpus: u32,
+    pub utilisation: Option<f64>,
+    pub held: Option<f64>,
+    /// Jobs that need GPUs: submitted, started, still waiting at the end.
+    pub jobs: u64,
+    pub jobs_started: u64,
+    pub jobs_waiting_at_end: u64,
+    pub wait_p50_h: Option<f64>,
+    pub wait_p95_h: Option<f64>,
+    /// Per site, every model together.
+    pub sites: Vec<GpuKindSummary>,
+    /// Per model, every site together (`site` is empty).
+    pub models: Vec<GpuKindSummary>,
+    /// Per site and model.
+    pub kinds: Vec<GpuKindSummary>,
+}
+
+/// The `gpus` section: None when the grid declares no GPU.
+pub fn summary(run: &RunData) -> Option<GpuSummary> {
+    let kinds = GpuKinds::of(run);
+    if kinds.kinds.iter().all(|k| k.2 == 0) {
+        return None;
+    }
+    let end = run.meta.end;
+    let hours =
+        |from: SimTime, to: Option<SimTime>| (to.unwrap_or(end).min(end) - from.min(end)).as_secs_f64() / 3600.0;
+    let n = kinds.kinds.len();
+    let (mut held_h, mut used_h) = (vec![0.0; n], vec![0.0; n]);
+    for (&p, &(gpus, entry)) in run.grid.gpus.record() {
+        let pilot = run.grid.pilot(p);
+        if let (Some(k), Some(start)) = (entry.and_then(|e| kinds.kind(pilot.ce, e)), pilot.started()) {
+            held_h[k] += f64::from(gpus) * hours(start, pilot.ended());
+        }
+    }
+    let mut waits: Vec<Vec<f64>> = vec![Vec::new(); n];
+    let (mut jobs, mut waiting, mut all_waits) = (0, 0, Vec::new());
+    for j in run.jobs {
+        let gpus = run.streams.get(j.stream as usize).map_or(0, |s| s.gpus);
+        if gpus == 0 || j.status == crate::workload::JobStatus::Pending {
+            continue;
+        }
+        jobs += 1;
+        waiting += u64::from(j.status == crate::workload::JobStatus::Waiting);
+        let (Some(p), Some(matched), Some(wait)) = (j.pilot(), j.matched(), j.wait_s()) else { continue };
+        all_waits.push(wait / 3600.0);
+        if let Some(k) = pilot_kind(run, &kinds, p) {
+            used_h[k] += f64::from(gpus) * hours(matched, j.ended());
+            waits[k].push(wait / 3600.0);
+        }
+    }
+    let span_h = end.as_hours_f64();
+    let row = |site: &str, model: &str, members: &[usize]| {
+        let gpus: u32 = members.iter().map(|&k| kinds.kinds[k].2).sum();
+        let capacity = f64::from(gpus) * span_h;
+        let ratio = |x: f64| (capacity > 0.0).then(|| x / capacity);
+        let mut w: Vec<f64> = members.iter().flat_map(|&k| waits[k].iter().copied()).collect();
+        w.sort_unstable_by(f64::total_cmp);
+        GpuKindSummary {
+            site: site.to_string(),
+            model: model.to_string(),
+            gpus,
+            utilisation: ratio(members.iter().map(|&k| used_h[k]).sum()),
+            held: ratio(members.iter().map(|&k| held_h[k]).sum()),
+            jobs: w.len() as u64,
+            wait_p50_h: finite(percentile(&w, 0.5)),
+            wait_p95_h: finite(percentile(&w, 0.95)),
+        }
+    };
+    let sites = groups(kinds.kinds.iter().map(|k| k.0)).into_iter().map(|(s, m)| row(s, "", &m)).collect();
+    let models = groups(kinds.kinds.iter().map(|k| k.1)).into_iter().map(|(x, m)| row("", x, &m)).collect();
+    let all: Vec<usize> = (0..n).collect();
+    let total = row("", "", &all);
+    all_waits.sort_unstable_by(f64::total_cmp);
+    Some(GpuSummary {
+        gpus: total.gpus,
+        utilisation: total.utilisation,
+        held: total.held,
+        jobs,
+        jobs_started: all_waits.len() as u64,
+        jobs_waiting_at_end: waiting,
+        wait_p50_h: finite(percentile(&all_waits, 0.5)),
+        wait_p95_h: finite(percentile(&all_waits, 0.95)),
+        sites,
+        models,
+        kinds: (0..n).map(|k| row(kinds.kinds[k].0, kinds.kinds[k].1, &[k])).collect(),
+    })
+}
+
+/// The distinct keys of the kinds (first-seen order) and the kinds of each.
+fn groups<'k>(keys: impl Iterator<Item = &'k str>) -> Vec<(&'k str, Vec<usize>)> {
+    let mut out: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (k, key) in keys.enumerate() {
+        match out.iter_mut().find(|(x, _)| *x == key) {
+            Some((_, members)) => members.push(k),
+            None => out.push((key, vec![k])),
+        }
+    }
+    out
+}
+
+fn finite(v: f64) -> Option<f64> {
+    v.is_finite().then_some(v)
+}

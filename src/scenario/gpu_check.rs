@@ -1,0 +1,198 @@
+//! The checks of what a scenario says about GPUs beyond each field's own range: a CE's DIRAC
+//! `RequiredTag` and `NumberOfGPUs` against its tags and GPU nodes, DIRAC streams asking for
+//! GPUs against the CEs that would match them, and PanDA's GPU queues against their CEs.
+//!
+//! The DIRAC check exists because DIRAC 9 matches GPU jobs by tag only (reference `dirac.md`
+//! §1.3 item 5; `JobScheduling._getTagsFromManifest` makes no tag of `NumberOfGPUs` and the
+//! Matcher drops the pilot's count): a CPU pilot at a CE whose tags a GPU stream matches would
+//! take its jobs. The real payload would fail there; a simulation that ran it would be wrong, so
+//! such a scenario is refused with the fix.
+
+use super::Scenario;
+use super::validate::Problem;
+use crate::grid::config::{Ce, Site};
+use crate::scenario::panda::PandaQueue;
+use crate::workload::JobStream;
+
+/// The GPU problems of a scenario whose fields are otherwise valid.
+pub(super) fn problems(s: &Scenario) -> Vec<Problem> {
+    let mut out = Vec::new();
+    for (i, site) in s.sites.iter().enumerate() {
+        for (j, ce) in site.ces.iter().enumerate() {
+            ce_problems(&format!("sites[{i}].ces[{j}]"), ce, &mut out);
+        }
+    }
+    if s.dirac.is_some() {
+        let fed = dirac_factory_ces(s);
+        for (i, w) in s.workload.iter().enumerate().filter(|(_, w)| w.number_of_gpus > 0) {
+            if let Some(p) = dirac_stream_problem(s, w, &fed) {
+                out.push(Problem { path: format!("workload[{i}].number_of_gpus"), message: p });
+            }
+        }
+    }
+    if let Some(p) = &s.panda {
+        for (i, q) in p.queues.iter().enumerate() {
+            if q.worker_gpus() > 0 && !queue_ces(&s.sites, q).any(|ce| ce.gpus.iter().any(|g| g.gpus_per_node > 0)) {
+                out.push(Problem {
+                    path: format!("panda.queues[{i}].resource_type"),
+                    message: format!(
+                        "PQ {:?} is a GPU queue (resource_type \"gpu\": Harvester requests a GPU for every worker) but none of its CEs has a GPU node: every worker would be refused",
+                        q.name
+                    ),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// What is likely wrong but runs: a PanDA queue that takes GPU tasks and gets CPU workers.
+pub(super) fn warnings(s: &Scenario) -> Vec<Problem> {
+    let mut out = Vec::new();
+    let Some(p) = &s.panda else { return out };
+    for (i, q) in p.queues.iter().enumerate() {
+        let gpu_capable = q.catchall.split(',').any(|c| c.starts_with("gpu")) || q.software.arch_entry("gpu").is_some();
+        if gpu_capable && q.worker_gpus() == 0 {
+            let case = match q.resource_type.as_deref() {
+                Some(t) if t.eq_ignore_ascii_case("gpu") => {
+                    format!(" ({t:?}: Harvester compares with \"gpu\" exactly)")
+                }
+                _ => String::new(),
+            };
+            out.push(Problem {
+                path: format!("panda.queues[{i}].resource_type"),
+                message: format!(
+                    "PQ {:?} takes GPU tasks (a gpu architecture entry or catchall) but its Harvester submits CPU workers: resource_type is not \"gpu\"{case}; GPU jobs brokered there never start",
+                    q.name
+                ),
+            });
+        }
+    }
+    out
+}
+
+fn ce_problems(p: &str, ce: &Ce, out: &mut Vec<Problem>) {
+    for (k, t) in ce.required_tags.iter().enumerate() {
+        if !ce.tags.contains(t) {
+            out.push(Problem {
+                path: format!("{p}.required_tags[{k}]"),
+                message: format!(
+                    "RequiredTag {t:?} is not one of the CE's tags (DIRAC refuses a RequiredTag outside Tag)"
+                ),
+            });
+        }
+    }
+    let per_node = ce.gpus.iter().map(|g| g.gpus_per_node).max().unwrap_or(0);
+    if ce.number_of_gpus > per_node {
+        out.push(Problem {
+            path: format!("{p}.number_of_gpus"),
+            message: format!(
+                "DIRAC's pilots here ask for {} GPUs but no GPU node of CE {:?} has that many (most per node: {per_node}): the batch system would refuse every one",
+                ce.number_of_gpus, ce.name
+            ),
+        });
+    }
+}
+
+/// Per CE (index order), whether a pilot factory feeds it for DIRAC: its pilots hold no GPU.
+fn dirac_factory_ces(s: &Scenario) -> Vec<bool> {
+    let mut fed = vec![false; s.sites.iter().map(|x| x.ces.len()).sum()];
+    for f in s.factory.iter().filter(|f| f.target().2.is_none()) {
+        for c in f.ce_ids(&s.sites) {
+            fed[c as usize] = true;
+        }
+    }
+    fed
+}
+
+/// Whether the Matcher would give a job of stream `w` to a pilot at `ce` of `site`, CPU time
+/// apart: sites, banned sites, CEs, platforms, tags and `RequiredTag` (reference §1.3).
+pub(super) fn ce_matches_stream(w: &JobStream, site: &Site, ce: &Ce) -> bool {
+    (w.sites.is_empty() || w.sites.contains(&site.name))
+        && !w.banned_sites.contains(&site.name)
+        && (w.grid_ces.is_empty() || w.grid_ces.contains(&ce.name))
+        && (w.platforms.is_empty() || w.platforms.contains(&ce.platform))
+        && w.tags.iter().all(|t| ce.tags.contains(t))
+        && ce.required_tags.iter().all(|t| w.tags.contains(t))
+}
+
+/// The CEs whose tags a GPU stream matches but whose pilots hold fewer GPUs than its jobs use.
+fn dirac_stream_problem(s: &Scenario, w: &JobStream, fed: &[bool]) -> Option<String> {
+    let ces = s.sites.iter().flat_map(|site| site.ces.iter().map(move |ce| (site, ce)));
+    let short: Vec<(&str, u32)> = ces
+        .enumerate()
+        .filter(|(_, (site, ce))| ce_matches_stream(w, site, ce))
+        .map(|(c, (_, ce))| (ce.name.as_str(), if fed[c] { 0 } else { ce.number_of_gpus }))
+        .filter(|&(_, gpus)| gpus < w.number_of_gpus)
+        .collect();
+    let (name, gpus) = *short.first()?;
+    let more = match short.len() - 1 {
+        0 => String::new(),
+        n => format!(" (and {n} more CEs)"),
+    };
+    Some(format!(
+        "stream {:?} uses {} GPUs per job, but CE {name:?}{more} matches its tags and gives DIRAC's pilots {gpus} (its number_of_gpus, 0 where a pilot factory feeds it): DIRAC 9 matches GPU jobs by tag only, so a pilot there would take a job it cannot run. Give the stream a tag only GPU CEs offer (tags: [\"GPU\"]), or keep GPU CEs for tagged jobs (required_tags: [\"GPU\"])",
+        w.name, w.number_of_gpus
+    ))
+}
+
+/// The CEs Harvester submits to for PQ `q`: its `ces`, or every CE of its site.
+fn queue_ces<'a>(sites: &'a [Site], q: &'a PandaQueue) -> impl Iterator<Item = &'a Ce> + 'a {
+    sites
+        .iter()
+        .filter(move |site| site.name == q.site)
+        .flat_map(|site| site.ces.iter())
+        .filter(move |ce| q.ces.is_empty() || q.ces.contains(&ce.name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{QUICKSTART, parse};
+    use super::*;
+
+    fn quick() -> Scenario {
+        parse(QUICKSTART, "quickstart").unwrap()
+    }
+
+    fn gpu_node() -> crate::grid::config::GpuInventory {
+        serde_json::from_str(r#"{"vendor":"NVIDIA","model":"NVIDIA A100-SXM4-40GB","vram_mb":40960,"gpus_per_node":4}"#)
+            .unwrap()
+    }
+
+    #[test]
+    fn a_required_tag_outside_the_tags_and_more_gpus_than_a_node_are_refused() {
+        let mut s = quick();
+        let ce = &mut s.sites[0].ces[0];
+        ce.required_tags = vec!["GPU".into()];
+        ce.number_of_gpus = 1;
+        let p = problems(&s);
+        assert!(p.iter().any(|p| p.path == "sites[0].ces[0].required_tags[0]"), "{p:?}");
+        assert!(p.iter().any(|p| p.path == "sites[0].ces[0].number_of_gpus" && p.message.contains("most per node: 0")));
+        let ce = &mut s.sites[0].ces[0];
+        ce.tags.push("GPU".into());
+        ce.gpus = vec![gpu_node()];
+        assert_eq!(problems(&s), Vec::new());
+    }
+
+    /// DIRAC matches GPU jobs by tag only: a GPU stream must not match a CE whose pilots hold
+    /// fewer GPUs, and the message says how to fix it.
+    #[test]
+    fn a_dirac_gpu_stream_that_a_cpu_ce_would_match_is_refused_with_the_fix() {
+        let mut s = quick();
+        s.workload[0].number_of_gpus = 1;
+        let p = problems(&s);
+        assert!(
+            p.iter().any(|p| p.path == "workload[0].number_of_gpus" && p.message.contains("tags: [\"GPU\"]")),
+            "{p:?}"
+        );
+        for site in &mut s.sites {
+            for ce in &mut site.ces {
+                ce.gpus = vec![gpu_node()];
+                ce.number_of_gpus = 1;
+            }
+        }
+        assert_eq!(problems(&s), Vec::new(), "every CE gives its pilots a GPU");
+        s.workload[0].number_of_gpus = 2;
+        assert!(problems(&s).iter().any(|p| p.path == "workload[0].number_of_gpus"), "one GPU is not two");
+    }
+}

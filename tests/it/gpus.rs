@@ -1,0 +1,110 @@
+//! GPUs end to end on `scenarios/gpu_grid.ron`: PanDA's GPU specs decide which models a job runs
+//! on (a model exclusion never runs on that model, an inclusion only on it, a VRAM floor never
+//! below it), DIRAC's GPU jobs run only in GPU pilots at GPU CEs, no sample has more GPUs busy
+//! than the inventory, and the outputs say it (`gpu_model`, `gpu_timeseries`, `summary.gpus`).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use pilotsim::metrics::columns::to_frame;
+use pilotsim::metrics::{gpus, tables};
+use pilotsim::run;
+use pilotsim::scenario;
+
+fn finished(seed: u64) -> run::Finished {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenarios/gpu_grid.ron");
+    let loaded = scenario::load_file(&path).unwrap();
+    let prepared = run::prepare(&loaded, &[]).unwrap();
+    run::simulate(&prepared, seed, |_, _| {}).unwrap()
+}
+
+/// Per stream, the GPU models its jobs ran on (from the grid's record of each pilot's GPUs,
+/// not from the output columns) and how many jobs.
+fn models_by_stream(f: &run::Finished) -> BTreeMap<String, BTreeMap<String, u32>> {
+    let c = &f.world.core;
+    let ces: Vec<_> = c.grid.ces.iter().collect();
+    let mut out: BTreeMap<String, BTreeMap<String, u32>> = BTreeMap::new();
+    for j in c.jobs.iter().filter(|j| c.streams[j.stream as usize].gpus > 0) {
+        let Some(p) = j.pilot() else { continue };
+        let (held, entry) = c.grid.gpus.record()[&p];
+        assert!(held >= c.streams[j.stream as usize].gpus, "job {} ran in a pilot holding {held} GPUs", j.id);
+        let ce = ces[c.grid.pilot(p).ce as usize];
+        let model = ce.gpus[usize::from(entry.expect("it ran"))].model.clone();
+        *out.entry(c.streams[j.stream as usize].name.clone()).or_default().entry(model).or_default() += 1;
+    }
+    out
+}
+
+#[test]
+fn gpu_specs_choose_the_models_jobs_run_on() {
+    for seed in [33, 34, 35] {
+        let f = finished(seed);
+        let by = models_by_stream(&f);
+        let ran = |s: &str| by.get(s).cloned().unwrap_or_default();
+        let has = |s: &str, m: &str| ran(s).keys().any(|k| k.contains(m));
+        // `model: {pattern: .*V100.*, excl: true}`: the queue with V100s is excluded as a whole.
+        assert!(!ran("no_v100").is_empty() && !has("no_v100", "V100"), "seed {seed}: {:?}", ran("no_v100"));
+        // `model: .*H100.*`: brokered to the mixed A100/H100 queue, dispatched to H100 nodes only.
+        assert!(!ran("llm_finetune").is_empty(), "seed {seed}");
+        assert!(ran("llm_finetune").keys().all(|m| m.contains("H100")), "seed {seed}: {:?}", ran("llm_finetune"));
+        // `vram>=40000`: never on the 16 GB V100s.
+        assert!(!ran("gnn_training").is_empty() && !has("gnn_training", "V100"), "seed {seed}");
+        // Any NVIDIA GPU: both sites.
+        assert!(
+            has("fast_inference", "V100") && has("fast_inference", "A100"),
+            "seed {seed}: {:?}",
+            ran("fast_inference")
+        );
+        // DIRAC: tag GPU, NumberOfGPUs 1: only GPU pilots at the GPU CEs.
+        assert!(!ran("erin_gpu_training").is_empty(), "seed {seed}");
+    }
+}
+
+#[test]
+fn gpu_outputs_agree_with_the_run_and_never_exceed_the_inventory() {
+    let mut f = finished(33);
+    let expected = models_by_stream(&f);
+    let data = f.data();
+    // jobs.parquet: `gpus` and `gpu_model` give the same counts as the grid's record.
+    let jobs = to_frame(&tables::jobs(&data)).unwrap();
+    let (stream, gpus_col, model) =
+        (jobs.column("stream").unwrap(), jobs.column("gpus").unwrap(), jobs.column("gpu_model").unwrap());
+    let mut counted: BTreeMap<String, BTreeMap<String, u32>> = BTreeMap::new();
+    for i in 0..jobs.height() {
+        let g = gpus_col.get(i).unwrap().try_extract::<u32>().unwrap();
+        let m = model.get(i).unwrap();
+        if g == 0 {
+            assert!(m.is_null(), "a CPU job has a GPU model");
+        } else if !m.is_null() {
+            let name = stream.get(i).unwrap().get_str().unwrap().to_string();
+            *counted.entry(name).or_default().entry(m.get_str().unwrap().to_string()).or_default() += 1;
+        }
+    }
+    assert_eq!(counted, expected);
+    // gpu_timeseries: held ≤ inventory and used ≤ held in every sample, per site and model.
+    let ts = to_frame(&gpus::timeseries(&data)).unwrap();
+    assert!(ts.height() > 0);
+    let (inv, held, used) = (ts.column("gpus").unwrap(), ts.column("held").unwrap(), ts.column("used").unwrap());
+    let mut peak = 0;
+    for i in 0..ts.height() {
+        let [n, h, u] = [inv, held, used].map(|c| c.get(i).unwrap().try_extract::<u32>().unwrap());
+        assert!(u <= h && h <= n, "row {i}: used {u}, held {h}, inventory {n}");
+        peak = peak.max(h);
+    }
+    assert!(peak > 0, "the GPUs were never used");
+    // summary.gpus: 40 GPUs, every kind busy, waits given.
+    let s = gpus::summary(&data).unwrap();
+    assert_eq!((s.gpus, s.kinds.len(), s.sites.len(), s.models.len()), (40, 3, 2, 3));
+    assert!(s.kinds.iter().all(|k| k.utilisation.is_some_and(|u| u > 0.0 && u <= 1.0) && k.jobs > 0), "{s:?}");
+    assert!(s.kinds.iter().all(|k| k.held >= k.utilisation), "pilots hold at least what jobs use");
+    assert!(s.wait_p50_h.is_some() && s.wait_p95_h >= s.wait_p50_h);
+}
+
+#[test]
+fn a_cpu_only_run_has_no_gpu_outputs() {
+    let loaded = scenario::load_file(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenarios/two_vo.ron")).unwrap();
+    let prepared = run::prepare(&loaded, &["duration_s=21600".to_string()]).unwrap();
+    let mut f = run::simulate(&prepared, 1, |_, _| {}).unwrap();
+    let data = f.data();
+    assert!(gpus::summary(&data).is_none() && data.recorder.gpu_samples.is_empty());
+}
