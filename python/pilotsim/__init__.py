@@ -90,6 +90,8 @@ class Run:
         pilots: one row per pilot (as ``pilots.parquet``).
         timeseries: one row per sample and share entity (as ``timeseries.parquet``).
         transfers: one row per network transfer, or ``None`` when the run made none.
+        gpu_timeseries: GPUs held by pilots and used by jobs per sample, site and model (as
+            ``gpu_timeseries.parquet``), or ``None`` when the grid declares no GPU.
         brokerage: PanDA's brokerage decisions, or ``None`` when the run has none.
         tables: every table by name (the above and the WMSs' or factories' own).
         warnings: the scenario's warnings (also issued as Python warnings).
@@ -101,6 +103,7 @@ class Run:
     pilots: pl.DataFrame
     timeseries: pl.DataFrame
     transfers: Optional[pl.DataFrame]
+    gpu_timeseries: Optional[pl.DataFrame]
     brokerage: Optional[pl.DataFrame]
     tables: Dict[str, pl.DataFrame]
     warnings: List[str]
@@ -114,6 +117,7 @@ class Run:
         self.pilots = tables["pilots"]
         self.timeseries = tables["timeseries"]
         self.transfers = tables.get("transfers")
+        self.gpu_timeseries = tables.get("gpu_timeseries")
         self.brokerage = tables.get("brokerage")
 
     def __repr__(self) -> str:

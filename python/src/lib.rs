@@ -166,7 +166,7 @@ fn data_table(name: &str, columns: &[(String, Data)]) -> Result<Table, Failure> 
 }
 
 /// What `run` hands to Python: the summary as JSON (summary.json's content), the digest,
-/// the scenario's warnings, and the tables (`jobs`, `pilots`, `timeseries`, `transfers` if
+/// the scenario's warnings, and the tables (`jobs`, `pilots`, `timeseries`, `gpu_timeseries` and `transfers` if
 /// the run made any, then the WMSs' own such as `brokerage`).
 type RunResult = (String, String, Vec<String>, Vec<Table>);
 
@@ -215,6 +215,9 @@ fn run(
         ];
         if data.network.transfer_count() > 0 {
             tables.push(table("transfers", &tables::transfers(&data))?);
+        }
+        if !data.recorder.gpu_samples.is_empty() {
+            tables.push(table("gpu_timeseries", &pilotsim::metrics::gpus::timeseries(&data))?);
         }
         for t in &data.wms_tables {
             tables.push(table(&t.name, &tables::wms_table(t))?);

@@ -180,3 +180,21 @@ def test_embedded_quickstart_without_a_scenario():
         warnings.simplefilter("error")
         r = pilotsim.run(set=SHORT)
     assert r.summary["scenario"] == "quickstart"
+
+
+def test_gpu_timeseries_is_the_cli_table(tmp_path):
+    """A grid with GPUs: `gpu_timeseries` equals `gpu_timeseries.parquet`, and no GPU busy
+    beyond the inventory; a CPU-only run has none."""
+    gpu = ROOT / "scenarios" / "gpu_grid.ron"
+    subprocess.run(
+        [str(cli_binary()), "run", "--quiet", "--set", "duration_s=21600", "--out", str(tmp_path), str(gpu)],
+        check=True,
+        cwd=ROOT,
+    )
+    r = pilotsim.run(str(gpu), set={"duration_s": 21600})
+    on_disk = pl.read_parquet(tmp_path / "gpu_timeseries.parquet")
+    assert r.gpu_timeseries.equals(on_disk)
+    assert (r.gpu_timeseries["held"] <= r.gpu_timeseries["gpus"]).all()
+    assert (r.gpu_timeseries["used"] <= r.gpu_timeseries["held"]).all()
+    assert r.jobs.filter(pl.col("gpus") > 0)["gpu_model"].drop_nulls().len() > 0
+    assert pilotsim.run(str(QUICKSTART), set=SHORT).gpu_timeseries is None

@@ -11,6 +11,7 @@
 //! ([`crate::metrics::points::TuneFile`], written by `tune`).
 
 mod factory;
+mod gpu;
 mod panda;
 mod sweep;
 #[cfg(test)]
@@ -30,7 +31,7 @@ pub const REPORT_FILE: &str = "report.html";
 
 /// The charts of a run in the order they are shown, with their captions; any other
 /// `*.svg` of the directory follows in sorted order, captioned by its file name.
-const RUN_CHARTS: [(&str, &str); 7] = [
+const RUN_CHARTS: [(&str, &str); 8] = [
     (
         "share_convergence.svg",
         "Share convergence: running share of each group over time (DIRAC in jobs, PanDA in cores); targets dashed in the same colour, warm-up shaded.",
@@ -48,6 +49,10 @@ const RUN_CHARTS: [(&str, &str); 7] = [
     (
         "factory_waits.svg",
         "Pilot factories: distribution (ECDF) of the wait to start of the jobs each factory's pilots ran, per job kind.",
+    ),
+    (
+        "gpu_usage.svg",
+        "GPUs: used by jobs (solid) and held by pilots (dashed) per model over time; each model's inventory as a grey guide.",
     ),
     (
         "factory_standby.svg",
@@ -221,6 +226,7 @@ fn run_page(dir: &Path, s: &Summary) -> Result<String> {
         first_figure = next;
     }
     b.push_str(&factory::section(&s.factory));
+    b.push_str(&gpu::section(s.gpus.as_ref()));
     let shown: Vec<&str> = panda::PANDA_CHARTS.iter().map(|(n, _)| *n).collect();
     b.push_str(&charts(dir, &RUN_CHARTS, &shown, first_figure)?);
     let title = format!("pilotsim — {}", crate::metrics::label(&s.scenario, s.seed, &s.overrides));
