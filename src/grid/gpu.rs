@@ -163,11 +163,6 @@ impl Gpus {
         self.holds.get(&p).and_then(|h| h.kind).map(usize::from)
     }
 
-    /// Whether any CE declares a GPU.
-    pub fn has_inventory(&self) -> bool {
-        self.total.iter().flatten().any(|&(_, n)| n > 0)
-    }
-
     /// GPUs held by running pilots and used by their running jobs, per CE and inventory entry,
     /// flattened in CE then entry order.
     pub fn usage(&self) -> (Vec<u32>, Vec<u32>) {

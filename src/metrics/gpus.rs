@@ -188,14 +188,14 @@ pub fn summary(run: &RunData) -> Option<GpuSummary> {
         return None;
     }
     let end = run.meta.end;
-    let hours =
-        |from: SimTime, to: Option<SimTime>| (to.unwrap_or(end).min(end) - from.min(end)).as_secs_f64() / 3600.0;
+    // GPU-milliseconds, summed as integers: exact, so held ≥ used holds to the last digit.
+    let ms = |from: SimTime, to: Option<SimTime>| (to.unwrap_or(end).min(end) - from.min(end)).0;
     let n = kinds.kinds.len();
-    let (mut held_h, mut used_h) = (vec![0.0; n], vec![0.0; n]);
+    let (mut held_ms, mut used_ms) = (vec![0u64; n], vec![0u64; n]);
     for (&p, &(gpus, entry)) in run.grid.gpus.record() {
         let pilot = run.grid.pilot(p);
         if let (Some(k), Some(start)) = (entry.and_then(|e| kinds.kind(pilot.ce, e)), pilot.started()) {
-            held_h[k] += f64::from(gpus) * hours(start, pilot.ended());
+            held_ms[k] += u64::from(gpus) * ms(start, pilot.ended());
         }
     }
     let mut waits: Vec<Vec<f64>> = vec![Vec::new(); n];
@@ -210,23 +210,22 @@ pub fn summary(run: &RunData) -> Option<GpuSummary> {
         let (Some(p), Some(matched), Some(wait)) = (j.pilot(), j.matched(), j.wait_s()) else { continue };
         all_waits.push(wait / 3600.0);
         if let Some(k) = pilot_kind(run, &kinds, p) {
-            used_h[k] += f64::from(gpus) * hours(matched, j.ended());
+            used_ms[k] += u64::from(gpus) * ms(matched, j.ended());
             waits[k].push(wait / 3600.0);
         }
     }
-    let span_h = end.as_hours_f64();
     let row = |site: &str, model: &str, members: &[usize]| {
         let gpus: u32 = members.iter().map(|&k| kinds.kinds[k].2).sum();
-        let capacity = f64::from(gpus) * span_h;
-        let ratio = |x: f64| (capacity > 0.0).then(|| x / capacity);
+        let capacity = u64::from(gpus) * end.0;
+        let ratio = |x: u64| (capacity > 0).then(|| x as f64 / capacity as f64);
         let mut w: Vec<f64> = members.iter().flat_map(|&k| waits[k].iter().copied()).collect();
         w.sort_unstable_by(f64::total_cmp);
         GpuKindSummary {
             site: site.to_string(),
             model: model.to_string(),
             gpus,
-            utilisation: ratio(members.iter().map(|&k| used_h[k]).sum()),
-            held: ratio(members.iter().map(|&k| held_h[k]).sum()),
+            utilisation: ratio(members.iter().map(|&k| used_ms[k]).sum()),
+            held: ratio(members.iter().map(|&k| held_ms[k]).sum()),
             jobs: w.len() as u64,
             wait_p50_h: finite(percentile(&w, 0.5)),
             wait_p95_h: finite(percentile(&w, 0.95)),

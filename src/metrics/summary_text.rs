@@ -56,6 +56,20 @@ fn write_report(out: &mut String, s: &Summary, origin: &str, dir: &Path) -> std:
         pct(s.pilot_efficiency),
         pct(s.submission_efficiency)
     )?;
+    if let Some(g) = &s.gpus {
+        let h = |v: Option<f64>| hours(v.map(|x| x * 3600.0));
+        writeln!(
+            out,
+            "gpus:   {} GPUs, {} used by jobs, {} held by pilots; {} GPU jobs, {} waiting at the end, wait p50 {}, p95 {}",
+            g.gpus,
+            pct(g.utilisation),
+            pct(g.held),
+            g.jobs,
+            g.jobs_waiting_at_end,
+            h(g.wait_p50_h),
+            h(g.wait_p95_h)
+        )?;
+    }
     writeln!(
         out,
         "\n{:<28} {:>7} {:>9} {:>9}   (shares of running time after {:.1} h warm-up: DIRAC in jobs, PanDA in cores)",

@@ -108,3 +108,68 @@ fn a_cpu_only_run_has_no_gpu_outputs() {
     let data = f.data();
     assert!(gpus::summary(&data).is_none() && data.recorder.gpu_samples.is_empty());
 }
+
+/// Two CEs at one site: a CPU CE and a GPU CE that DIRAC keeps for GPU jobs (`Tag` and
+/// `RequiredTag` GPU, `NumberOfGPUs` 2 per pilot). The director sends two-GPU pilots to the GPU
+/// CE only for the GPU task queue; CPU jobs never run there, GPU jobs only there.
+#[test]
+fn dirac_keeps_a_required_tag_ce_for_gpu_jobs_and_asks_its_number_of_gpus() {
+    let text = r#"Scenario(
+        name: "dirac_gpu", duration_s: 43200, seed: 5,
+        sites: [Site(name: "LCG.S.ch", ces: [
+            Ce(name: "cpu-ce", slots: 40, pilot_wait: Fixed(60)),
+            Ce(name: "gpu-ce", slots: 16, pilot_wait: Fixed(60), tags: ["GPU"], required_tags: ["GPU"],
+               number_of_gpus: 2,
+               gpus: [(vendor: "NVIDIA", model: "NVIDIA A100-SXM4-40GB", vram_mb: 40960, gpus_per_node: 4, nodes: 2)]),
+        ])],
+        dirac: (groups: [(name: "users", job_share: 1000, users: ["u", "v"])]),
+        workload: [
+            JobStream(name: "cpu", owner: "u", group: "users", count: 400, arrival: Poisson(start_s: 0, rate_per_hour: 100),
+                      cpu_work: Exponential(mean: 1800), cpu_time: 20000),
+            JobStream(name: "gpu", owner: "v", group: "users", count: 60, arrival: Poisson(start_s: 0, rate_per_hour: 20),
+                      cpu_work: Exponential(mean: 3600), cpu_time: 40000, tags: ["GPU"], number_of_gpus: 2),
+        ],
+    )"#;
+    let loaded = scenario::load_str(text, "dirac_gpu").unwrap();
+    let mut f = run::simulate(&run::prepare(&loaded, &[]).unwrap(), 5, |_, _| {}).unwrap();
+    let c = &f.world.core;
+    let gpu_ce = 1;
+    for p in &c.grid.pilots {
+        let asked = c.grid.gpus.record().get(&p.id).map_or(0, |r| r.0);
+        assert_eq!(asked, if p.ce == gpu_ce { 2 } else { 0 }, "pilot {} at CE {}", p.id, p.ce);
+    }
+    let (mut gpu_ran, mut cpu_ran) = (0, 0);
+    for j in c.jobs.iter().filter(|j| j.pilot().is_some()) {
+        let gpus = c.streams[j.stream as usize].gpus;
+        assert_eq!(j.ce() == Some(gpu_ce), gpus == 2, "job {} of stream {} ran at CE {:?}", j.id, j.stream, j.ce());
+        if gpus > 0 {
+            gpu_ran += 1;
+        } else {
+            cpu_ran += 1;
+        }
+    }
+    assert!(gpu_ran > 40 && cpu_ran > 300, "{gpu_ran} GPU and {cpu_ran} CPU jobs ran");
+    let s = gpus::summary(&f.data()).unwrap();
+    assert_eq!(s.gpus, 8);
+    assert!(s.utilisation.is_some_and(|u| u > 0.0) && s.held >= s.utilisation, "{s:?}");
+}
+
+/// Harvester in push mode (`OneToOne`) at a GPU queue: each worker asks one GPU and carries its
+/// job; the job is fetched before the worker runs, so it may land on any model of the queue.
+#[test]
+fn push_mode_gpu_workers_carry_their_job_and_one_gpu() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenarios/gpu_grid.ron");
+    let mut loaded = scenario::load_file(&path).unwrap();
+    let panda = loaded.scenario.panda.as_mut().unwrap();
+    for q in panda.queues.iter_mut().filter(|q| q.worker_gpus() > 0) {
+        q.harvester.map_type = pilotsim::panda::harvester::config::MapType::OneToOne;
+    }
+    assert_eq!(scenario::validate(&loaded.scenario), vec![]);
+    let f = run::simulate(&run::prepare(&loaded, &[]).unwrap(), 33, |_, _| {}).unwrap();
+    let by = models_by_stream(&f);
+    assert!(!by.get("fast_inference").map_or(true, |m| m.is_empty()), "{by:?}");
+    assert!(by.get("no_v100").is_some_and(|m| m.keys().all(|k| !k.contains("V100"))), "{by:?}");
+    let c = &f.world.core;
+    let panda_gpu_pilots = c.grid.gpus.record().keys().filter(|&&p| c.grid.pilot(p).wms == 1).count();
+    assert!(panda_gpu_pilots > 0);
+}

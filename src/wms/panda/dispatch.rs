@@ -5,7 +5,8 @@
 //! descending, then PandaID. A job needs no more cores than the pilot has free (the pilot asks
 //! with its core count). A job of a task with a GPU spec needs a free GPU of the pilot (one:
 //! no PanDA field counts more) on a node whose GPUs match the spec (`check_task_architecture`,
-//! reference §5 "Dispatch-time gate"). No job: the pilot exits, as a PanDA pilot does when `getJob` is empty.
+//! reference §5 "Dispatch-time gate"). No job: the pilot exits, as a PanDA pilot does when
+//! `getJob` is empty.
 //! At a push PQ (Harvester `mapType` other than `NoJob`) a pilot asks nothing: it runs the job
 //! its worker was made for and exits (`pilots`).
 
@@ -115,8 +116,8 @@ impl PandaWms {
         self.get_job(ctx, q as u16, room, req.only)
     }
 
-    /// The first activated job of PQ `q` in the sorting criteria that fits `free` cores (and is of
-    /// kind `only`, if given): it becomes `running` there now.
+    /// The first activated job of PQ `q` in the sorting criteria that fits the pilot's `room` (and
+    /// is of kind `only`, if given): it becomes `running` there now.
     fn get_job(&mut self, ctx: &mut dyn Ctx, q: u16, room: Room, only: Option<JobKind>) -> Option<JobId> {
         self.gets.add(q as usize, ctx.now());
         let i = self.pick_job(ctx, q, room, only)?;
