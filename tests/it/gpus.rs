@@ -167,7 +167,7 @@ fn push_mode_gpu_workers_carry_their_job_and_one_gpu() {
     assert_eq!(scenario::validate(&loaded.scenario), vec![]);
     let f = run::simulate(&run::prepare(&loaded, &[]).unwrap(), 33, |_, _| {}).unwrap();
     let by = models_by_stream(&f);
-    assert!(!by.get("fast_inference").map_or(true, |m| m.is_empty()), "{by:?}");
+    assert!(by.get("fast_inference").is_some_and(|m| !m.is_empty()), "{by:?}");
     assert!(by.get("no_v100").is_some_and(|m| m.keys().all(|k| !k.contains("V100"))), "{by:?}");
     let c = &f.world.core;
     let panda_gpu_pilots = c.grid.gpus.record().keys().filter(|&&p| c.grid.pilot(p).wms == 1).count();
