@@ -51,6 +51,20 @@ pub(super) fn warnings(s: &Scenario) -> Vec<Problem> {
     let mut out = Vec::new();
     let Some(p) = &s.panda else { return out };
     for (i, q) in p.queues.iter().enumerate() {
+        let cpu_only: Vec<&str> = queue_ces(&s.sites, q)
+            .filter(|ce| !ce.gpus.iter().any(|g| g.gpus_per_node > 0))
+            .map(|ce| ce.name.as_str())
+            .collect();
+        if q.worker_gpus() > 0 && !cpu_only.is_empty() && queue_ces(&s.sites, q).count() > cpu_only.len() {
+            out.push(Problem {
+                path: format!("panda.queues[{i}].ces"),
+                message: format!(
+                    "GPU queue {:?} also submits to CEs without GPU nodes ({}): they refuse every one of its GPU workers",
+                    q.name,
+                    cpu_only.join(", ")
+                ),
+            });
+        }
         let gpu_capable = q.catchall.split(',').any(|c| c.starts_with("gpu")) || q.software.arch_entry("gpu").is_some();
         if gpu_capable && q.worker_gpus() == 0 {
             let case = match q.resource_type.as_deref() {
@@ -172,6 +186,24 @@ mod tests {
         ce.tags.push("GPU".into());
         ce.gpus = vec![gpu_node()];
         assert_eq!(problems(&s), Vec::new());
+    }
+
+    /// PanDA's GPU queues: a CPU CE among a GPU queue's CEs, and a queue that takes GPU tasks
+    /// but whose `resource_type` is not exactly `gpu`, are warned about; a GPU queue without any
+    /// GPU CE is refused.
+    #[test]
+    fn panda_gpu_queues_are_checked_against_their_ces() {
+        let mut s = parse(include_str!("../../scenarios/gpu_grid.ron"), "gpu_grid").unwrap();
+        assert_eq!((problems(&s), warnings(&s)), (Vec::new(), Vec::new()));
+        let q = &mut s.panda.as_mut().unwrap().queues;
+        q[2].ces.clear(); // every CERN CE, ce503 without GPUs among them
+        q[3].resource_type = Some("GPU".into());
+        let w = warnings(&s);
+        assert!(w.iter().any(|p| p.path == "panda.queues[2].ces" && p.message.contains("ce503.cern.ch")), "{w:?}");
+        assert!(w.iter().any(|p| p.path == "panda.queues[3].resource_type" && p.message.contains("exactly")), "{w:?}");
+        let q = &mut s.panda.as_mut().unwrap().queues;
+        q[2].ces = vec!["ce503.cern.ch".into()];
+        assert!(problems(&s).iter().any(|p| p.path == "panda.queues[2].resource_type"));
     }
 
     /// DIRAC matches GPU jobs by tag only: a GPU stream must not match a CE whose pilots hold
