@@ -166,8 +166,8 @@ fn data_table(name: &str, columns: &[(String, Data)]) -> Result<Table, Failure> 
 }
 
 /// What `run` hands to Python: the summary as JSON (summary.json's content), the digest,
-/// the scenario's warnings, and the tables (`jobs`, `pilots`, `timeseries`, `gpu_timeseries` and `transfers` if
-/// the run made any, then the WMSs' own such as `brokerage`).
+/// the scenario's warnings, and the tables (`jobs`, `pilots`, `timeseries`, `transfers` if the run
+/// made any, `gpu_timeseries` if the grid has GPUs, then the WMSs' own such as `brokerage`).
 type RunResult = (String, String, Vec<String>, Vec<Table>);
 
 /// One run, as `pilotsim run [--seed S] [--set …] [--out DIR] [SCENARIO]`; the tables

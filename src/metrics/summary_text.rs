@@ -63,8 +63,8 @@ fn write_report(out: &mut String, s: &Summary, origin: &str, dir: &Path) -> std:
             "gpus:   {} GPUs, {} used by jobs, {} held by pilots; {} GPU jobs, {} waiting at the end, wait p50 {}, p95 {}",
             g.gpus,
             pct(g.utilisation),
-            pct(g.held),
-            g.jobs,
+            pct(g.held_fraction),
+            g.jobs_submitted,
             g.jobs_waiting_at_end,
             h(g.wait_p50_h),
             h(g.wait_p95_h)

@@ -96,7 +96,7 @@ fn jobs_rows<'a>(run: &'a RunData, rows: Range<usize>) -> Vec<Column<'a>> {
     let j = &run.jobs[rows.clone()];
     let stream = || j.iter().map(|x| Some(x.stream));
     let site = j.iter().map(|x| x.ce().and_then(|c| ce_site.get(c as usize).copied()));
-    let cols = vec![
+    let mut cols = vec![
         Column::new("job_id", u32s(j.iter().map(|x| Some(x.id)))),
         Column::new("stream", coded(w.iter().map(|s| s.name.as_str()).collect(), stream())),
         Column::new("owner", coded(w.iter().map(|s| s.owner.as_str()).collect(), stream())),
@@ -117,7 +117,6 @@ fn jobs_rows<'a>(run: &'a RunData, rows: Range<usize>) -> Vec<Column<'a>> {
         Column::new("status", Values::Str(j.iter().map(|x| Some(x.status.as_str())).collect())),
         Column::new("wms", coded(wms_names(run), j.iter().map(|x| Some(u32::from(x.wms))))),
     ];
-    let mut cols = cols;
     cols.extend(super::gpus::job_columns(run, rows.clone()));
     with_extras(cols, &run.job_columns, Some(rows))
 }
@@ -153,7 +152,7 @@ pub fn transfers<'a>(run: &'a RunData) -> Vec<Column<'a>> {
 pub fn pilots<'a>(run: &'a RunData) -> Vec<Column<'a>> {
     let (ce_names, ce_site) = ces(run);
     let p = &run.grid.pilots;
-    let cols = vec![
+    let mut cols = vec![
         Column::new("pilot_id", u32s(p.iter().map(|x| Some(x.id)))),
         Column::new("site", coded(site_names(run), p.iter().map(|x| ce_site.get(x.ce as usize).copied()))),
         Column::new("ce", coded(ce_names, p.iter().map(|x| Some(x.ce)))),
@@ -165,7 +164,6 @@ pub fn pilots<'a>(run: &'a RunData) -> Vec<Column<'a>> {
         Column::new("status", Values::Str(p.iter().map(|x| Some(x.status.as_str())).collect())),
         Column::new("jobs_run", u32s(p.iter().map(|x| Some(x.jobs_run)))),
     ];
-    let mut cols = cols;
     cols.extend(super::gpus::pilot_columns(run));
     with_extras(cols, &run.pilot_columns, None)
 }

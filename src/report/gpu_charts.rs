@@ -25,32 +25,26 @@ pub fn gpu_usage_input(run: &RunData) -> Option<GpuUsage> {
     if kinds.kinds.iter().all(|k| k.2 == 0) {
         return None;
     }
-    let models = kinds.models();
-    let flat: Vec<usize> = (0..run.grid.ces.len() as u32)
-        .flat_map(|c| (0..run.grid.ces[c as usize].gpus.len()).map(move |e| (c, e)))
-        .map(|(c, e)| {
-            let k = kinds.kind(c, e as u8).unwrap_or(0);
-            models.iter().position(|m| *m == kinds.kinds[k].1).unwrap_or(0)
-        })
-        .collect();
+    let models = &kinds.models;
     let mut out: Vec<(String, u32, Line, Line)> = models
         .iter()
         .map(|m| {
             let gpus = kinds.kinds.iter().filter(|k| k.1 == *m).map(|k| k.2).sum();
-            let line = |what: &str| Line { label: format!("{m} {what}"), points: Vec::new() };
-            (m.to_string(), gpus, line("used by jobs"), line("held by pilots"))
+            let line = || Line { label: m.to_string(), points: Vec::new() };
+            (m.to_string(), gpus, line(), line())
         })
         .collect();
     for s in &run.recorder.gpu_samples {
         let t = s.time.as_hours_f64();
-        let (mut used, mut held) = (vec![0u32; models.len()], vec![0u32; models.len()]);
-        for (i, &m) in flat.iter().enumerate() {
-            used[m] += s.used.get(i).copied().unwrap_or(0);
-            held[m] += s.held.get(i).copied().unwrap_or(0);
+        let (held, used) = kinds.per_kind(s);
+        let (mut model_used, mut model_held) = (vec![0u32; models.len()], vec![0u32; models.len()]);
+        for k in 0..kinds.kinds.len() {
+            model_used[kinds.model_index(k)] += used[k];
+            model_held[kinds.model_index(k)] += held[k];
         }
         for (m, entry) in out.iter_mut().enumerate() {
-            entry.2.points.push((t, f64::from(used[m])));
-            entry.3.points.push((t, f64::from(held[m])));
+            entry.2.points.push((t, f64::from(model_used[m])));
+            entry.3.points.push((t, f64::from(model_held[m])));
         }
     }
     Some(GpuUsage {

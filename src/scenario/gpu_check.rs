@@ -11,6 +11,7 @@
 use super::Scenario;
 use super::validate::Problem;
 use crate::grid::config::{Ce, Site};
+use crate::scenario::dirac::DiracConfig;
 use crate::scenario::panda::PandaQueue;
 use crate::workload::JobStream;
 
@@ -22,10 +23,10 @@ pub(super) fn problems(s: &Scenario) -> Vec<Problem> {
             ce_problems(&format!("sites[{i}].ces[{j}]"), ce, &mut out);
         }
     }
-    if s.dirac.is_some() {
+    if let Some(d) = &s.dirac {
         let fed = dirac_factory_ces(s);
         for (i, w) in s.workload.iter().enumerate().filter(|(_, w)| w.number_of_gpus > 0) {
-            if let Some(p) = dirac_stream_problem(s, w, &fed) {
+            if let Some(p) = dirac_stream_problem(s, d, w, &fed) {
                 out.push(Problem { path: format!("workload[{i}].number_of_gpus"), message: p });
             }
         }
@@ -66,7 +67,16 @@ pub(super) fn warnings(s: &Scenario) -> Vec<Problem> {
             });
         }
         let gpu_capable = q.catchall.split(',').any(|c| c.starts_with("gpu")) || q.software.arch_entry("gpu").is_some();
-        if gpu_capable && q.worker_gpus() == 0 {
+        let factory_fed = s.factory.iter().any(|f| f.target().2 == Some(q.name.as_str()));
+        if gpu_capable && factory_fed {
+            out.push(Problem {
+                path: format!("panda.queues[{i}]"),
+                message: format!(
+                    "PQ {:?} takes GPU tasks but a pilot factory feeds it, and a factory's pilots hold no GPU: GPU jobs brokered there never start",
+                    q.name
+                ),
+            });
+        } else if gpu_capable && q.worker_gpus() == 0 {
             let case = match q.resource_type.as_deref() {
                 Some(t) if t.eq_ignore_ascii_case("gpu") => {
                     format!(" ({t:?}: Harvester compares with \"gpu\" exactly)")
@@ -130,11 +140,19 @@ pub(super) fn ce_matches_stream(w: &JobStream, site: &Site, ce: &Ce) -> bool {
         && ce.required_tags.iter().all(|t| w.tags.contains(t))
 }
 
-/// The CEs whose tags a GPU stream matches but whose pilots hold fewer GPUs than its jobs use.
-fn dirac_stream_problem(s: &Scenario, w: &JobStream, fed: &[bool]) -> Option<String> {
+/// The CEs DIRAC's pilots reach (its director's submit pools for the stream, and the CEs its
+/// pilot factories feed) whose tags a GPU stream matches but whose pilots hold fewer GPUs than
+/// its jobs use.
+fn dirac_stream_problem(s: &Scenario, d: &DiracConfig, w: &JobStream, fed: &[bool]) -> Option<String> {
+    let pools = if w.submit_pools.is_empty() { &d.director.default_submit_pools } else { &w.submit_pools };
+    let pooled = |ce: &Ce| {
+        let mut named = d.director.submit_pools.iter().filter(|p| pools.contains(&p.name));
+        named.any(|p| p.ces.is_empty() || p.ces.contains(&ce.name))
+    };
     let ces = s.sites.iter().flat_map(|site| site.ces.iter().map(move |ce| (site, ce)));
     let short: Vec<(&str, u32)> = ces
         .enumerate()
+        .filter(|&(c, (_, ce))| fed[c] || pooled(ce))
         .filter(|(_, (site, ce))| ce_matches_stream(w, site, ce))
         .map(|(c, (_, ce))| (ce.name.as_str(), if fed[c] { 0 } else { ce.number_of_gpus }))
         .filter(|&(_, gpus)| gpus < w.number_of_gpus)
@@ -185,6 +203,27 @@ mod tests {
         let ce = &mut s.sites[0].ces[0];
         ce.tags.push("GPU".into());
         ce.gpus = vec![gpu_node()];
+        assert_eq!(problems(&s), Vec::new());
+    }
+
+    /// Only the CEs DIRAC's pilots reach count: a CPU CE tagged `GPU` outside every submit pool
+    /// of the stream (another VO's) does not make a DIRAC GPU stream invalid.
+    #[test]
+    fn a_gpu_tagged_ce_dirac_never_reaches_is_not_held_against_a_stream() {
+        let mut s = quick();
+        let (gpu, cpu) = (s.sites[0].ces[0].name.clone(), s.sites[1].ces[0].name.clone());
+        {
+            let ce = &mut s.sites[0].ces[0];
+            (ce.tags, ce.gpus, ce.number_of_gpus) = (vec!["GPU".into()], vec![gpu_node()], 1);
+        }
+        s.sites[1].ces[0].tags = vec!["GPU".into()];
+        s.workload[0].tags = vec!["GPU".into()];
+        s.workload[0].number_of_gpus = 1;
+        let p = problems(&s);
+        assert!(p.iter().any(|p| p.message.contains(&format!("CE {cpu:?}"))), "{p:?}");
+        let d = s.dirac.as_mut().unwrap();
+        d.director.submit_pools = vec![crate::dirac::director::SubmitPool { name: "GPUs".into(), ces: vec![gpu] }];
+        d.director.default_submit_pools = vec!["GPUs".into()];
         assert_eq!(problems(&s), Vec::new());
     }
 

@@ -95,8 +95,8 @@ fn gpu_outputs_agree_with_the_run_and_never_exceed_the_inventory() {
     // summary.gpus: 40 GPUs, every kind busy, waits given.
     let s = gpus::summary(&data).unwrap();
     assert_eq!((s.gpus, s.kinds.len(), s.sites.len(), s.models.len()), (40, 3, 2, 3));
-    assert!(s.kinds.iter().all(|k| k.utilisation.is_some_and(|u| u > 0.0 && u <= 1.0) && k.jobs > 0), "{s:?}");
-    assert!(s.kinds.iter().all(|k| k.held >= k.utilisation), "pilots hold at least what jobs use");
+    assert!(s.kinds.iter().all(|k| k.utilisation.is_some_and(|u| u > 0.0 && u <= 1.0) && k.jobs_run > 0), "{s:?}");
+    assert!(s.kinds.iter().all(|k| k.held_fraction >= k.utilisation), "pilots hold at least what jobs use");
     assert!(s.wait_p50_h.is_some() && s.wait_p95_h >= s.wait_p50_h);
 }
 
@@ -151,7 +151,7 @@ fn dirac_keeps_a_required_tag_ce_for_gpu_jobs_and_asks_its_number_of_gpus() {
     assert!(gpu_ran > 40 && cpu_ran > 300, "{gpu_ran} GPU and {cpu_ran} CPU jobs ran");
     let s = gpus::summary(&f.data()).unwrap();
     assert_eq!(s.gpus, 8);
-    assert!(s.utilisation.is_some_and(|u| u > 0.0) && s.held >= s.utilisation, "{s:?}");
+    assert!(s.utilisation.is_some_and(|u| u > 0.0) && s.held_fraction >= s.utilisation, "{s:?}");
 }
 
 /// Harvester in push mode (`OneToOne`) at a GPU queue: each worker asks one GPU and carries its

@@ -21,8 +21,8 @@ pub(super) fn section(g: Option<&GpuSummary>) -> String {
                 esc(&k.model),
                 int(u64::from(k.gpus)),
                 pct(k.utilisation),
-                pct(k.held),
-                int(k.jobs),
+                pct(k.held_fraction),
+                int(k.jobs_run),
                 h(k.wait_p50_h),
                 h(k.wait_p95_h),
             ]
@@ -33,7 +33,7 @@ pub(super) fn section(g: Option<&GpuSummary>) -> String {
         String::new(),
         int(u64::from(g.gpus)),
         pct(g.utilisation),
-        pct(g.held),
+        pct(g.held_fraction),
         int(g.jobs_started),
         h(g.wait_p50_h),
         h(g.wait_p95_h),
@@ -50,7 +50,7 @@ pub(super) fn section(g: Option<&GpuSummary>) -> String {
     ]);
     format!(
         "<section><h2>GPUs</h2>\n<p>GPU-hours used by jobs and held by pilots over each kind's GPUs × the run's length; waits from submission to match of the jobs that ran there. {} GPU jobs submitted, {} still waiting at the end.</p>\n{}</section>\n",
-        int(g.jobs),
+        int(g.jobs_submitted),
         int(g.jobs_waiting_at_end),
         table(None, &head, "llrrrrrr", &rows)
     )

@@ -60,6 +60,21 @@ impl Room {
     }
 }
 
+/// The first of `ids` (in order) that `fits`, among the first [`FIT_SCAN`]; a pilot on a GPU
+/// node (`gpu_node`) skips the jobs `node_ok` turns away without counting them.
+fn scan(
+    ids: impl Iterator<Item = u32>,
+    gpu_node: bool,
+    node_ok: impl Fn(u32) -> bool,
+    fits: impl Fn(u32) -> bool,
+) -> Option<u32> {
+    if gpu_node {
+        ids.filter(|&i| node_ok(i)).take(FIT_SCAN).find(|&i| fits(i))
+    } else {
+        ids.take(FIT_SCAN).find(|&i| fits(i))
+    }
+}
+
 impl PandaWms {
     /// The leaf dispatch order, recomputed every `agents.gshare_refresh_s` from the HS06 each
     /// leaf executes and queues (`__get_hs_leave_distribution`, every 10 s in PanDA).
@@ -142,20 +157,27 @@ impl PandaWms {
                 return false;
             }
             let k = usize::from(tasks[job.task as usize].stream);
-            if shapes[k].gpu_spec.is_none() {
-                return true;
-            }
-            // One GPU, and `check_task_architecture`: the GPUs the pilot reports for its node
-            // (none before a push worker runs: accepted) satisfy the task's GPU spec.
-            room.gpus >= 1 && room.node.is_none_or(|(c, kind)| node_accepts[k][c] & (1 << kind) != 0)
+            // A GPU job needs one free GPU of the pilot.
+            shapes[k].gpu_spec.is_none() || room.gpus >= 1
+        };
+        // `check_task_architecture`: the GPUs the pilot reports for its node (none before a
+        // push worker runs: accepted) satisfy the task's GPU spec. PanDA applies it to the
+        // rows its query returns and goes on to the next: jobs it turns away do not count in
+        // the scan (at a mixed A100/H100 queue, a backlog of H100-only jobs must not hide the
+        // A100 jobs behind it).
+        let node_ok = |i: u32| {
+            let k = usize::from(tasks[jobs[i as usize].task as usize].stream);
+            shapes[k].gpu_spec.is_none()
+                || room.node.is_none_or(|(c, kind)| node_accepts[k].get(c).is_some_and(|m| m & (1 << kind) != 0))
         };
         let qi = q as usize;
+        let gpu_node = room.node.is_some();
         match order {
             DispatchOrder::Age => {
-                self.tables.activated_by_age[qi].iter().take(FIT_SCAN).map(|&(_, i)| i).find(|&i| fits(i))
+                scan(self.tables.activated_by_age[qi].iter().map(|&(_, i)| i), gpu_node, node_ok, fits)
             }
             DispatchOrder::GlobalShares => self.leaf_rank.iter().find_map(|&leaf| {
-                self.tables.activated[qi][leaf].iter().take(FIT_SCAN).map(|&(_, _, i)| i).find(|&i| fits(i))
+                scan(self.tables.activated[qi][leaf].iter().map(|&(_, _, i)| i), gpu_node, node_ok, fits)
             }),
         }
     }

@@ -107,7 +107,8 @@ fn node_accepts(s: &Scenario, shape: &StreamShape) -> Vec<u32> {
     let ces = s.sites.iter().flat_map(|site| &site.ces);
     ces.map(|ce| {
         let fits = |g| match_gpu_spec(spec, &[node_gpu(g)]).is_ok();
-        ce.gpus.iter().enumerate().filter(|(_, g)| fits(g)).fold(0, |m, (k, _)| m | (1 << k))
+        let kinds = ce.gpus.iter().enumerate().take(crate::grid::gpu::MAX_GPU_KINDS);
+        kinds.filter(|(_, g)| fits(g)).fold(0, |m, (k, _)| m | (1 << k))
     })
     .collect()
 }
