@@ -142,7 +142,9 @@ impl Gpus {
 
     /// A job of pilot `p` gives back its `gpus`.
     pub fn give_back(&mut self, p: PilotId, gpus: u32) {
-        if let Some(h) = self.holds.get_mut(&p).filter(|_| gpus > 0) {
+        if gpus > 0
+            && let Some(h) = self.holds.get_mut(&p)
+        {
             h.free = (h.free + gpus).min(h.gpus);
         }
     }

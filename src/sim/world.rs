@@ -126,6 +126,9 @@ pub struct Core {
     sample_interval: SimDuration,
     /// The grid declares GPUs: samples record their use.
     gpu_inventory: bool,
+    /// GPUs each job of a stream holds (`StreamInfo::gpus`), apart: read at every job's start
+    /// and end, where the whole `StreamInfo` would cost a cache line of names.
+    stream_gpus: Vec<u32>,
     accounting_period: Option<SimDuration>,
     /// When pilot factories run (jobs may be requeued, or change speed): the planned end of
     /// each job's current run, by `job_index`; a `JobEnd` at another time is stale.
@@ -197,6 +200,7 @@ impl World {
             transitions: Vec::new(),
             news: VecDeque::new(),
             job_failure: setup.streams.iter().map(|w| rngs.stream(&format!("workload:{}/failure", w.name))).collect(),
+            stream_gpus: setup.streams.iter().map(|s| s.gpus).collect(),
             streams: setup.streams,
             sample_interval: SimDuration::from_secs_f64(scenario.output.sample_interval_s),
             gpu_inventory: scenario.sites.iter().flat_map(|s| &s.ces).any(|c| !c.gpus.is_empty()),
@@ -364,7 +368,7 @@ impl World {
         }
         let job = &core.jobs[job_index(j)];
         let Some(p) = job.pilot() else { return };
-        if !core.grid.end_gpu_job(p, j, job.cores, core.streams[job.stream as usize].gpus) {
+        if !core.grid.end_gpu_job(p, j, job.cores, core.stream_gpus[job.stream as usize]) {
             return; // killed with its pilot meanwhile
         }
         let stream = job.stream as usize;
@@ -419,7 +423,7 @@ impl Core {
     /// The cores and GPUs job `j` holds while it runs.
     fn job_size(&self, j: JobId) -> (u32, u32) {
         let job = &self.jobs[job_index(j)];
-        (job.cores, self.streams[job.stream as usize].gpus)
+        (job.cores, self.stream_gpus[job.stream as usize])
     }
 
     /// Start job `j` in pilot `p` now; false (and a violation) if the WMS's answer was wrong.
@@ -493,7 +497,7 @@ impl Core {
             self.violations.push(format!("pilot {p} was given job {j}, which is {}", job.status.as_str()));
             return false;
         }
-        let gpus = self.streams[job.stream as usize].gpus;
+        let gpus = self.stream_gpus[job.stream as usize];
         if !self.grid.start_gpu_job(p, j, job.cores, gpus) {
             self.violations.push(format!("pilot {p} was given job {j} without room for it"));
             return false;
