@@ -497,8 +497,26 @@ pub fn import(files: &[(String, String)], opt: Options) -> Result<Fragment, Cric
             max_active_transfers: None,
         });
     }
+    cpu_workers_without_gpu_nodes(&mut frag);
     super::cric_check::check(&frag, opt, &rows)?;
     Ok(frag)
+}
+
+/// A `resource_type: gpu` queue at a site whose CEs declare no GPU node (the dumps carry no GPU
+/// inventory: CGSim's site_info gives cores only) would have every GPU worker refused: it is
+/// imported with CPU workers, and a warning says how to give it GPUs.
+fn cpu_workers_without_gpu_nodes(frag: &mut Fragment) {
+    for q in frag.queues.iter_mut().filter(|q| q.worker_gpus() > 0) {
+        let site = frag.sites.iter().find(|s| s.name == q.site);
+        if site.is_some_and(|s| s.ces.iter().any(|c| !c.gpus.is_empty())) {
+            continue;
+        }
+        q.resource_type = None;
+        frag.warnings.push(format!(
+            "{}: resource_type \"gpu\", but its site declares no GPU node (the dumps give no GPU inventory): imported with CPU workers; give its CEs `gpus` and set `resource_type: Some(\"gpu\")` for one-GPU Harvester workers",
+            q.name
+        ));
+    }
 }
 
 pub(crate) fn pretty<T: serde::Serialize>(v: &T) -> String {

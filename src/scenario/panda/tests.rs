@@ -473,7 +473,7 @@ const PANDAQUEUES: &str = r#"{
                  "maxrss": "4000", "maxtime": 86400, "pledgedcpu": -1, "direct_access_lan": true,
                  "fairsharepolicy": "type=any:100%", "catchall": "useJumboJobs",
                  "astorages": {"read_lan": ["NDGF-T1_DATADISK"]}, "wnconnectivity": "full#IPv4",
-                 "releases": ["AUTO"], "cloud": "ND"}
+                 "releases": ["AUTO"], "cloud": "ND", "resource_type": "gpu"}
 }"#;
 
 #[test]
@@ -503,6 +503,9 @@ fn the_three_cric_forms_import_and_parse_back() {
         (QueueStatus::Brokeroff, QueueKind::Analysis, 4000, 86400)
     );
     assert_eq!((ndgf.pledgedcpu, ndgf.direct_access_lan), (Some(-1.0), true));
+    // CRIC `resource_type: gpu` at a site the dumps give no GPU node: CPU workers, and a warning.
+    assert_eq!((ndgf.resource_type.as_deref(), ndgf.worker_gpus()), (None, 0));
+    assert!(f.warnings.iter().any(|w| w.starts_with("ANALY_NDGF: resource_type \"gpu\"")), "{:?}", f.warnings);
     assert!(f.warnings.iter().any(|w| w.contains("\"cloud\"")), "{:?}", f.warnings);
     // Storages: tape of size 0 unlimited; one endpoint per RSE.
     let st = |n: &str| f.storages.iter().find(|s| s.name == n).unwrap();
