@@ -92,7 +92,10 @@ pub fn job_columns<'a>(run: &'a RunData, rows: std::ops::Range<usize>) -> Vec<Co
     let jobs = &run.jobs[rows];
     let gpus = |j: &crate::workload::Job| run.streams.get(j.stream as usize).map_or(0, |s| s.gpus);
     let model = |j: &crate::workload::Job| {
-        let k = pilot_kind(run, &kinds, j.pilot()?).filter(|_| gpus(j) > 0)?;
+        if gpus(j) == 0 {
+            return None;
+        }
+        let k = pilot_kind(run, &kinds, j.pilot()?)?;
         Some(kinds.model_index(k) as u32)
     };
     let models = kinds.models.clone();

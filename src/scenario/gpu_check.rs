@@ -5,7 +5,7 @@
 //! The DIRAC check exists because DIRAC 9 matches GPU jobs by tag only (reference `dirac.md`
 //! §1.3 item 5; `JobScheduling._getTagsFromManifest` makes no tag of `NumberOfGPUs` and the
 //! Matcher drops the pilot's count): a CPU pilot at a CE whose tags a GPU stream matches would
-//! take its jobs. The real payload would fail there; a simulation that ran it would be wrong, so
+//! take its jobs. The real payload would find no GPU there; a simulation that ran it would be wrong, so
 //! such a scenario is refused with the fix.
 
 use super::Scenario;
