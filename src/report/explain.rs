@@ -22,7 +22,7 @@ use std::path::Path;
 use crate::metrics::columns::Table;
 use anyhow::{Context, Result, bail};
 
-use columns::{Row, f64s, read_parquet, recorded_pandaids, rows, strs, u32s};
+use columns::{Row, f64s, gpu_models, read_parquet, recorded_pandaids, rows, strs, u32s};
 pub use model::*;
 pub use text::{hours_minutes, render_text};
 
@@ -120,7 +120,7 @@ impl RunTables {
             bail!("{}: no jobs.parquet", dir.display());
         }
         // Replayed records' PandaIDs, in runs that have the column (it came with replay streams).
-        let wanted: Vec<&str> = JOB_COLUMNS.iter().copied().chain(["recorded_pandaid"]).collect();
+        let wanted: Vec<&str> = JOB_COLUMNS.iter().copied().chain(["recorded_pandaid", "gpu_model"]).collect();
         let jobs = read_parquet(&jobs_path, &wanted)?;
         let brokerage = read_parquet(&brokerage, &BROKERAGE_COLUMNS)?;
         Self::from_frames(run, jobs, brokerage)
@@ -208,6 +208,7 @@ impl RunTables {
             site: s("site")?,
             ce: s("ce")?,
             pilot_id: u("pilot_id")?,
+            gpu_model: gpu_models(&row).pop().flatten(),
             states,
         }))
     }

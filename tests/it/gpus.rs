@@ -173,3 +173,28 @@ fn push_mode_gpu_workers_carry_their_job_and_one_gpu() {
     let panda_gpu_pilots = c.grid.gpus.record().keys().filter(|&&p| c.grid.pilot(p).wms == 1).count();
     assert!(panda_gpu_pilots > 0);
 }
+
+/// `explain --job` names the GPU model a GPU job ran on, read from `jobs.parquet`.
+#[test]
+fn explain_names_the_gpu_a_job_ran_on() {
+    let mut f = finished(33);
+    let dir = std::env::temp_dir().join(format!("pilotsim-gpu-explain-{}", std::process::id()));
+    f.write(&dir).unwrap();
+    let c = &f.world.core;
+    let (job, model) = c
+        .jobs
+        .iter()
+        .find_map(|j| {
+            let p = j.pilot().filter(|_| c.streams[j.stream as usize].name == "llm_finetune")?;
+            let entry = c.grid.gpus.record()[&p].1?;
+            Some((j.id, c.grid.ces[c.grid.pilot(p).ce as usize].gpus[usize::from(entry)].model.clone()))
+        })
+        .expect("an H100 job ran");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pilotsim"))
+        .args(["explain", dir.to_str().unwrap(), "--job", &job.to_string()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.contains(&format!(", GPU {model}")), "{text}");
+    std::fs::remove_dir_all(&dir).ok();
+}

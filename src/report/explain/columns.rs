@@ -45,6 +45,15 @@ pub(super) fn recorded_pandaids(df: &Table) -> Vec<Option<u64>> {
     }
 }
 
+/// The `gpu_model` column (the GPU node's model of a job that used GPUs), where the run has it
+/// (it came with GPUs); none for every row otherwise.
+pub(super) fn gpu_models(df: &Table) -> Vec<Option<String>> {
+    match df.column("gpu_model") {
+        Some(Data::Str(v)) => v.clone(),
+        _ => vec![None; df.rows],
+    }
+}
+
 fn mistyped(name: &str, d: &Data, want: &str) -> anyhow::Error {
     anyhow!("column {name} is {}, not {want}", d.type_name())
 }

@@ -65,6 +65,9 @@ pub struct JobLife {
     pub site: Option<String>,
     pub ce: Option<String>,
     pub pilot_id: Option<u32>,
+    /// The model of the GPU node it used (a job of a task with a GPU spec).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_model: Option<String>,
     /// The PanDA statuses it went through with their times, in order (`final` is named after
     /// its final status).
     pub states: Vec<StateTime>,

@@ -133,11 +133,14 @@ fn life(b: &mut String, j: &JobLife, run: &super::RunIdent) {
         j.job_id, j.jedi_task_id, run.scenario, run.seed
     );
     let status = j.panda_status.as_deref().unwrap_or("unknown status");
-    let ran = match (&j.ce, &j.site, j.pilot_id) {
+    let mut ran = match (&j.ce, &j.site, j.pilot_id) {
         (Some(ce), Some(site), Some(p)) => format!("; ran on CE {ce} (site {site}), pilot {p}"),
         (Some(ce), _, _) => format!("; ran on CE {ce}"),
         _ => String::new(),
     };
+    if let Some(m) = &j.gpu_model {
+        ran.push_str(&format!(", GPU {m}"));
+    }
     let _ = writeln!(b, "PQ {}, {status}{ran}", j.computingsite);
     let w = j.states.iter().map(|s| s.status.len()).max().unwrap_or(0);
     for s in &j.states {
