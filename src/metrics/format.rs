@@ -2,6 +2,12 @@
 //! percentages, counts as integers, other values with three significant digits, differences
 //! signed (percentage points for fractions) with a typographic minus.
 
+/// A fraction as a percentage with one decimal (`75.0%`), as the terminal report and the HTML
+/// report print shares and efficiencies; `—` for none.
+pub fn pct(v: Option<f64>) -> String {
+    v.map_or("—".into(), |x| format!("{:.1}%", 100.0 * x))
+}
+
 /// Whether a metric is a fraction in [0, 1] (drawn and printed as percentages).
 pub fn is_fraction(metric: &str) -> bool {
     metric.contains("share") || metric.contains("efficiency") || metric.contains("deviation") || metric == "jain_index"

@@ -4,11 +4,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use super::format::pct;
 use super::summary::Summary;
-
-fn pct(v: Option<f64>) -> String {
-    v.map_or("—".into(), |x| format!("{:.1}%", 100.0 * x))
-}
 
 fn hours(v: Option<f64>) -> String {
     v.map_or("—".into(), |x| format!("{:.2} h", x / 3600.0))

@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
+use crate::metrics::format::pct;
 use crate::metrics::summary::Summary;
 use crate::metrics::write;
 
@@ -247,11 +248,6 @@ pub fn esc(s: &str) -> String {
         }
     }
     out
-}
-
-/// A fraction as a percentage, as the CLI prints it (`75.0%`); `—` for none.
-fn pct(v: Option<f64>) -> String {
-    v.map_or("—".into(), |x| format!("{:.1}%", 100.0 * x))
 }
 
 /// Seconds as hours with two decimals; `—` for none.
