@@ -351,14 +351,9 @@ impl Grid {
         pilot.started().expect("running") + self.ce_walltime[pilot.ce as usize]
     }
 
-    /// Job `j` starts in pilot `p` on `cores` of its free cores; false if they are not free.
-    pub fn start_job(&mut self, p: PilotId, j: JobId, cores: u32) -> bool {
-        self.start_gpu_job(p, j, cores, 0)
-    }
-
-    /// Job `j` starts in pilot `p` on `cores` of its free cores and `gpus` of its free GPUs;
-    /// false (nothing taken) if either is short.
-    pub fn start_gpu_job(&mut self, p: PilotId, j: JobId, cores: u32, gpus: u32) -> bool {
+    /// Job `j` starts in pilot `p` on `cores` of its free cores and `gpus` of its free GPUs (0
+    /// for a CPU job); false (nothing taken) if either is short.
+    pub fn start_job(&mut self, p: PilotId, j: JobId, cores: u32, gpus: u32) -> bool {
         let pilot = &self.pilots[p as usize];
         if pilot.status != PilotStatus::Running || pilot.free_cores < cores {
             return false;
@@ -373,14 +368,9 @@ impl Grid {
         true
     }
 
-    /// Job `j` of pilot `p` ends, giving back its cores; false if the pilot does not run it.
-    pub fn end_job(&mut self, p: PilotId, j: JobId, cores: u32) -> bool {
-        self.end_gpu_job(p, j, cores, 0)
-    }
-
     /// Job `j` of pilot `p` ends, giving back its cores and GPUs; false if the pilot does not
     /// run it.
-    pub fn end_gpu_job(&mut self, p: PilotId, j: JobId, cores: u32, gpus: u32) -> bool {
+    pub fn end_job(&mut self, p: PilotId, j: JobId, cores: u32, gpus: u32) -> bool {
         let pilot = &mut self.pilots[p as usize];
         if !pilot.running.remove(j) {
             return false;

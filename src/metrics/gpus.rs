@@ -46,12 +46,12 @@ impl<'a> GpuKinds<'a> {
                 k.of_entry.push(entries);
             }
         }
-        for &(_, m, _) in &k.kinds {
-            let i = k.models.iter().position(|x| *x == m).unwrap_or_else(|| {
-                k.models.push(m);
-                k.models.len() - 1
-            });
-            k.model_of.push(i);
+        k.model_of = vec![0; k.kinds.len()];
+        for (i, (m, members)) in groups(k.kinds.iter().map(|x| x.1)).into_iter().enumerate() {
+            k.models.push(m);
+            for kind in members {
+                k.model_of[kind] = i;
+            }
         }
         k
     }

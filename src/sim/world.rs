@@ -368,7 +368,7 @@ impl World {
         }
         let job = &core.jobs[job_index(j)];
         let Some(p) = job.pilot() else { return };
-        if !core.grid.end_gpu_job(p, j, job.cores, core.stream_gpus[job.stream as usize]) {
+        if !core.grid.end_job(p, j, job.cores, core.stream_gpus[job.stream as usize]) {
             return; // killed with its pilot meanwhile
         }
         let stream = job.stream as usize;
@@ -455,7 +455,7 @@ impl Core {
     pub(super) fn requeue_job(&mut self, p: PilotId, j: JobId) {
         let now = self.now;
         let (cores, gpus) = self.job_size(j);
-        if !self.grid.end_gpu_job(p, j, cores, gpus) {
+        if !self.grid.end_job(p, j, cores, gpus) {
             return;
         }
         self.job_stopped(now, j);
@@ -473,7 +473,7 @@ impl Core {
     /// WMS hears it ended.
     pub(super) fn kill_job(&mut self, p: PilotId, j: JobId) {
         let (cores, gpus) = self.job_size(j);
-        if !self.grid.end_gpu_job(p, j, cores, gpus) {
+        if !self.grid.end_job(p, j, cores, gpus) {
             return;
         }
         self.void_job_end(j);
@@ -498,7 +498,7 @@ impl Core {
             return false;
         }
         let gpus = self.stream_gpus[job.stream as usize];
-        if !self.grid.start_gpu_job(p, j, job.cores, gpus) {
+        if !self.grid.start_job(p, j, job.cores, gpus) {
             self.violations.push(format!("pilot {p} was given job {j} without room for it"));
             return false;
         }

@@ -116,10 +116,10 @@ fn the_batch_queue_is_first_come_first_served_and_multi_core_pilots_hold_their_s
     assert_eq!(out, vec![Transition::Started(a)]);
     assert_eq!((g.state[0].busy, g.state[0].queue.len()), (3, 2));
     // a runs two jobs on its three cores.
-    assert!(g.start_job(a, 1, 2) && g.start_job(a, 2, 1));
-    assert!(!g.start_job(a, 3, 1), "no core left");
-    assert!(g.end_job(a, 1, 2) && !g.end_job(a, 1, 2));
-    assert!(g.end_job(a, 2, 1));
+    assert!(g.start_job(a, 1, 2, 0) && g.start_job(a, 2, 1, 0));
+    assert!(!g.start_job(a, 3, 1, 0), "no core left");
+    assert!(g.end_job(a, 1, 2, 0) && !g.end_job(a, 1, 2, 0));
+    assert!(g.end_job(a, 2, 1, 0));
     out.clear();
     let later = SimTime::from_secs(100);
     g.end(later, a, PilotStatus::Done, &mut out);
@@ -138,7 +138,7 @@ fn cancelling_kills_the_jobs_of_a_running_pilot_and_frees_its_slot() {
     let (b, _, _) = g.submit(T0, 0, 0, PilotShape::default()).unwrap();
     g.reaches_batch(t, a, &mut out);
     g.reaches_batch(t, b, &mut out);
-    assert!(g.start_job(a, 7, 1));
+    assert!(g.start_job(a, 7, 1, 0));
     out.clear();
     assert!(g.cancel(t, a, &mut out));
     assert_eq!(
@@ -220,10 +220,10 @@ fn a_gpu_pilot_starts_only_with_its_gpus_free_and_gives_them_back() {
     g.reaches_batch(t, cpu, &mut out);
     assert_eq!(out, [Transition::Started(cpu)]);
     // Its jobs use the GPUs it holds, no more.
-    assert!(g.start_gpu_job(ids[0], 7, 1, 2));
-    assert!(!g.start_gpu_job(ids[0], 8, 0, 1), "no GPU left in the pilot");
-    assert!(!g.start_gpu_job(cpu, 9, 1, 1), "a CPU pilot holds no GPU");
-    assert!(g.end_gpu_job(ids[0], 7, 1, 2));
+    assert!(g.start_job(ids[0], 7, 1, 2));
+    assert!(!g.start_job(ids[0], 8, 0, 1), "no GPU left in the pilot");
+    assert!(!g.start_job(cpu, 9, 1, 1), "a CPU pilot holds no GPU");
+    assert!(g.end_job(ids[0], 7, 1, 2));
     assert_eq!(g.check_invariants(), Vec::<String>::new());
     // It ends: the next V100 pilot takes the GPUs.
     out.clear();

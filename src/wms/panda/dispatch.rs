@@ -151,14 +151,15 @@ impl PandaWms {
         let order = gshare::dispatch_order(&self.cfg.gdpconfig.dispatch, draw);
         let (jobs, tasks, shapes) = (&self.tables.jobs, &self.tables.tasks, &self.statics.shapes);
         let node_accepts = &self.statics.node_accepts;
+        // Without a GPU stream (most scenarios) a job's task is never read here.
+        let gpu_streams = self.statics.gpu_streams;
         let fits = |i: u32| {
             let job = &jobs[i as usize];
             if job.cores > room.cores || only.is_some_and(|k| label_kind(job.label) != k) {
                 return false;
             }
-            let k = usize::from(tasks[job.task as usize].stream);
             // A GPU job needs one free GPU of the pilot.
-            shapes[k].gpu_spec.is_none() || room.gpus >= 1
+            !gpu_streams || room.gpus >= 1 || shapes[usize::from(tasks[job.task as usize].stream)].gpu_spec.is_none()
         };
         // `check_task_architecture`: the GPUs the pilot reports for its node (none before a
         // push worker runs: accepted) satisfy the task's GPU spec. PanDA applies it to the

@@ -99,6 +99,8 @@ pub struct Statics {
     /// satisfy the shape's GPU spec (`match_gpu_spec` on the one kind a pilot there reports);
     /// empty for a shape without one.
     pub node_accepts: Vec<Vec<u32>>,
+    /// Some stream has a GPU spec: only then does `getJob` look at a job's task for it.
+    pub gpu_streams: bool,
 }
 
 /// [`Statics::node_accepts`] of one shape.
@@ -192,6 +194,7 @@ impl Statics {
         let queue_site: Vec<SiteId> = cfg.queues.iter().map(|q| site(&q.site)).collect();
         Self {
             node_accepts: shapes.iter().map(|shape| node_accepts(s, shape)).collect(),
+            gpu_streams: shapes.iter().any(|shape| shape.gpu_spec.is_some()),
             shapes,
             first_replay,
             queue_site,
