@@ -105,17 +105,15 @@ impl Finished {
             }
         }
         let mut factory_summaries = Vec::new();
-        if !w.factories.is_empty() {
+        let end = crate::engine::SimTime::ZERO + crate::engine::SimDuration::from_secs_f64(w.scenario.duration_s);
+        for p in &w.provisioners {
             if columns {
-                pilot_columns.push(w.factories.pilot_column(&w.core.grid));
+                pilot_columns.extend(p.pilot_columns(&w.core.grid));
             }
             if tables {
-                wms_tables.extend(w.factories.cycles_table());
+                wms_tables.extend(p.tables());
             }
-            let end = crate::engine::SimTime::ZERO + crate::engine::SimDuration::from_secs_f64(w.scenario.duration_s);
-            for f in w.factories.summary(&w.core.grid, &w.core.jobs, &w.core.streams, end) {
-                factory_summaries.push(serde_json::to_value(f).unwrap_or_default());
-            }
+            factory_summaries.extend(p.summaries(&w.core.grid, &w.core.jobs, &w.core.streams, end));
         }
         RunData {
             meta: self.meta.clone(),

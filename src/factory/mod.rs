@@ -1,6 +1,6 @@
 //! The pilot factory of seed 003 (ATLAS PilotFactoryPlan, 2006) as pure decision modules, beside
 //! `dirac` and `panda`: plain functions and small structs over explicit inputs, randomness passed
-//! in, never reading a clock (DESIGN.md, "Layers"); the world runs them (`sim::factory`).
+//! in, never reading a clock (DESIGN.md, "Layers"); the world runs them (`wms::factories`).
 //!
 //! * [`generic`] — the Generic Pilot Factory (GPF, seed §1): the Generator's rate policy (Gp
 //!   pilots per minute into the site's schedd, capped by what it observes queued or running) and

@@ -133,7 +133,7 @@ pub struct Summary {
     /// run moved no data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<super::network_summary::NetworkSummary>,
-    /// The pilot factories (seed 003; `sim::factory_summary`), in scenario order; absent
+    /// The pilot factories (seed 003; `wms::factories::summary`), in scenario order; absent
     /// without a `factory` section.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub factory: Vec<serde_json::Value>,

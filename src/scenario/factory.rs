@@ -11,7 +11,7 @@
 //! ]
 //! ```
 //!
-//! The world runs each factory (`sim::factory`) in place of the WMS's own pilot submission at
+//! The world runs each factory (`wms::factories`, a provisioner) in place of the WMS's own pilot submission at
 //! the CEs it feeds (DIRAC's director and PanDA's Harvester skip them). An absent section
 //! changes nothing.
 

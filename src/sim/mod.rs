@@ -1,9 +1,8 @@
 //! The simulation: builds the world from a scenario, runs it, checks its invariants.
 
 mod arrivals;
-pub mod factory;
-pub mod factory_summary;
 mod lookahead;
+mod provision;
 pub mod world;
 
 use crate::engine::{RngStreams, SimDuration, SimTime};

@@ -12,6 +12,7 @@ use crate::grid::{Grid, GridEvent, PilotShape, PilotStatus, Refusal, Transition}
 use crate::ids::{CeId, JobId, PilotId, SiteId, WmsId, job_index};
 use crate::metrics::recorder::{GpuSample, Recorder};
 use crate::scenario::Scenario;
+use crate::wms::provision::{Provisioner, RunEnd};
 use crate::wms::{self, Answer, Ctx, PilotNews, Timer, Wms};
 use crate::workload::{Accounting, Job, JobSpec, JobStatus, ShareEntities, StreamInfo};
 
@@ -40,13 +41,14 @@ pub enum Event {
     AccountingSnapshot,
     /// A link's next transfer may be done (code 11; stale unless `epoch` is the link's live one).
     Link { link: u32, epoch: u16 },
-    /// A pilot factory's step (`sim::factory`: its Generator's cycle, a pilot script's run, a
-    /// fetch, a startd pilot's removal); code `FACTORY_CODE | kind`.
-    Factory { kind: u16, id: u32 },
+    /// A provisioner's timer (`wms::provision`; a pilot factory's Generator cycle, a pilot
+    /// script's run, …); code `(PROVISIONER_CODE + owner) << 16 | kind`.
+    Provisioner { owner: u8, kind: u16, id: u32 },
 }
 
-/// The digest code of factory events (above any WMS timer code, `wms << 16 | kind`).
-const FACTORY_CODE: u64 = 0xFF << 16;
+/// The digest code of the first provisioner's timers, above any WMS timer code
+/// (`wms << 16 | kind`).
+const PROVISIONER_CODE: u64 = 0xFF;
 
 impl Event {
     /// A stable code and id for the event digest; a job's end is digested by its pilot.
@@ -62,7 +64,9 @@ impl Event {
             Event::JobEnd(j) => (9, jobs[job_index(j)].pilot().map_or(0, u64::from)),
             Event::AccountingSnapshot => (10, 0),
             Event::Link { link, .. } => (11, u64::from(link)),
-            Event::Factory { kind, id } => (FACTORY_CODE | u64::from(kind), u64::from(id)),
+            Event::Provisioner { owner, kind, id } => {
+                ((PROVISIONER_CODE + u64::from(owner)) << 16 | u64::from(kind), u64::from(id))
+            }
         }
     }
 }
@@ -79,16 +83,16 @@ pub(super) struct AskState {
     pending: bool,
     /// Told to exit (or answered wrongly): it ends when its last job ends, asking no more.
     exiting: bool,
-    /// The pilot factory that owns it, plus one (0: its WMS submitted it and talks to it).
-    pub(super) factory: u16,
+    /// The provisioner that owns it, plus one (0: its WMS submitted it and talks to it).
+    pub(super) owner: u8,
 }
 
 /// News waiting to be delivered to a WMS once the current callback has returned.
 #[derive(Debug, Clone, Copy)]
 enum News {
     Pilot(PilotId, PilotNews),
-    /// About a pilot factory's pilot: for the factory, not the WMS.
-    FactoryPilot(PilotId, PilotNews),
+    /// About a provisioner's pilot: for the provisioner (`owner`), not the WMS.
+    OwnedPilot(u8, PilotId, PilotNews),
     JobEnded(PilotId, JobId),
     TransferDone(TransferId),
 }
@@ -130,23 +134,13 @@ pub struct Core {
     /// and end, where the whole `StreamInfo` would cost a cache line of names.
     stream_gpus: Vec<u32>,
     accounting_period: Option<SimDuration>,
-    /// When pilot factories run (jobs may be requeued, or change speed): the planned end of
+    /// When provisioners run (jobs may be requeued, or change speed): the planned end of
     /// each job's current run, by `job_index`; a `JobEnd` at another time is stale.
     planned_end: Option<Vec<SimTime>>,
-    /// Jobs submitted to each WMS so far (what a factory's Generator sees arrive).
+    /// Jobs submitted to each WMS so far (what a pilot factory's Generator sees arrive).
     pub submitted_per_wms: Vec<u64>,
     /// The scenario's job arrivals not yet handled, kept out of the event queue.
     arrivals: Arrivals,
-}
-
-/// How a started job's end is scheduled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum RunEnd {
-    /// After its CPU work at the CE's power, plus this long first (a factory pilot's job fetch),
-    /// capped at the pilot's walltime.
-    Fixed(SimDuration),
-    /// By the caller (a startd pilot's VM, whose rate changes).
-    Managed,
 }
 
 /// All state of a run.
@@ -154,8 +148,8 @@ pub struct World {
     pub scenario: Scenario,
     pub core: Core,
     pub wms: Vec<Box<dyn Wms>>,
-    /// The scenario's pilot factories (seed 003), run beside the WMSs.
-    pub factories: super::factory::Factories,
+    /// Who provisions pilots beside the WMSs' own agents (the pilot factories of seed 003).
+    pub provisioners: Vec<Box<dyn Provisioner>>,
 }
 
 impl World {
@@ -208,12 +202,10 @@ impl World {
             planned_end: None,
             submitted_per_wms: vec![0; setup.instances.len()],
         };
-        let names: Vec<&str> = setup.instances.iter().map(|w| w.name()).collect();
-        let factories = super::factory::Factories::new(&scenario, &names, rngs);
-        let mut world = Self { scenario, core, wms: setup.instances, factories };
-        if !world.factories.is_empty() {
+        let mut world = Self { scenario, core, wms: setup.instances, provisioners: setup.provisioners };
+        if !world.provisioners.is_empty() {
             world.core.planned_end = Some(Vec::new());
-            world.factories.start(&mut world.core);
+            world.start_provisioners();
         }
         for w in 0..world.wms.len() {
             world.core.caller = w as WmsId;
@@ -296,7 +288,7 @@ impl World {
                     core.news.push_back((owner, News::TransferDone(c.transfer)));
                 }
             }
-            Event::Factory { kind, id } => self.factory_event(kind, id),
+            Event::Provisioner { owner, kind, id } => self.provisioner_timer(owner, Timer { kind, id }),
         }
     }
 
@@ -307,7 +299,7 @@ impl World {
             let wms = &mut self.wms[w as usize];
             match news {
                 News::Pilot(p, n) => wms.pilot_news(&mut self.core, p, n),
-                News::FactoryPilot(p, n) => self.factory_pilot_news(p, n),
+                News::OwnedPilot(o, p, n) => self.owned_pilot_news(o, p, n),
                 News::JobEnded(p, j) => wms.job_ended(&mut self.core, p, j),
                 News::TransferDone(t) => wms.transfer_done(&mut self.core, t),
             }
@@ -375,12 +367,12 @@ impl World {
         let power = core.grid.ces[job.ce().expect("ran somewhere") as usize].cpu_power;
         // The draw is made for every job, so a job its WMS marked failing draws like any other.
         let drawn = dist::bernoulli(&mut core.job_failure[stream], core.streams[stream].failure_probability);
+        let fails = drawn || core.jobs[job_index(j)].fails;
+        // Cut short at the walltime limit: its run (its provisioner's lead, such as a generic
+        // factory pilot's job fetch, then its CPU work) is not done.
+        let run = self.run_lead(p) + SimDuration::from_secs_f64(self.core.jobs[job_index(j)].cpu_work / power);
+        let core = &mut self.core;
         let job = &mut core.jobs[job_index(j)];
-        let fails = drawn || job.fails;
-        // Cut short at the walltime limit: its run (a generic factory pilot's job fetch, then
-        // its CPU work) is not done.
-        let lead = self.factories.fetch_lead(core.asks[p as usize].factory);
-        let run = lead + SimDuration::from_secs_f64(job.cpu_work / power);
         let killed = now - job.matched().expect("started") < run;
         job.status = if fails || killed { JobStatus::Failed } else { JobStatus::Done };
         job.set_ended(Some(now));
@@ -388,8 +380,8 @@ impl World {
         core.job_stopped(now, j);
         core.caller = w;
         self.wms[w as usize].job_ended(core, p, j);
-        if core.asks[p as usize].factory > 0 {
-            self.factory_job_ended(p, j);
+        if let Some(owner) = core.asks[p as usize].owner.checked_sub(1) {
+            self.owned_job_ended(owner, p, j);
         } else {
             // The pilot asks for more work at once (DIRAC's filling mode).
             self.pilot_asks(p);
@@ -538,8 +530,9 @@ impl Core {
         for i in 0..self.transitions.len() {
             let t = self.transitions[i];
             match t {
-                Transition::Started(p) if self.asks[p as usize].factory > 0 => {
-                    self.news.push_back((self.grid.pilot(p).wms, News::FactoryPilot(p, PilotNews::Started)));
+                Transition::Started(p) if self.asks[p as usize].owner > 0 => {
+                    let owner = self.asks[p as usize].owner - 1;
+                    self.news.push_back((self.grid.pilot(p).wms, News::OwnedPilot(owner, p, PilotNews::Started)));
                 }
                 Transition::Started(p) => {
                     if self.grid.pilot(p).status == PilotStatus::Running {
@@ -549,8 +542,8 @@ impl Core {
                 }
                 Transition::Ended(p, status) => {
                     let news = PilotNews::Ended(status);
-                    let n = if self.asks[p as usize].factory > 0 {
-                        News::FactoryPilot(p, news)
+                    let n = if let Some(owner) = self.asks[p as usize].owner.checked_sub(1) {
+                        News::OwnedPilot(owner, p, news)
                     } else {
                         News::Pilot(p, news)
                     };

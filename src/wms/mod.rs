@@ -20,7 +20,9 @@
 //! [`push`] (a minimal push WMS that proves the boundary).
 
 pub mod dirac;
+pub mod factories;
 pub mod panda;
+pub mod provision;
 pub mod push;
 
 use crate::engine::{SimDuration, SimTime};
@@ -194,6 +196,9 @@ pub struct Setup {
     /// Take accounting snapshots this often (DIRAC's `UpdateHistoryPeriod`), if any WMS reads
     /// usage history.
     pub accounting_period: Option<SimDuration>,
+    /// Who provisions pilots beside the WMSs' own agents ([`provision::Provisioner`]): the
+    /// scenario's pilot factories.
+    pub provisioners: Vec<Box<dyn provision::Provisioner>>,
 }
 
 /// The WMS instances a scenario's sections describe: `dirac` (instance 0 when present, owning
@@ -218,5 +223,11 @@ pub fn setup(scenario: &crate::scenario::Scenario, rngs: &crate::engine::RngStre
         streams.extend(s);
         instances.push(Box::new(p));
     }
-    Setup { instances, entities, streams, accounting_period }
+    let names: Vec<&str> = instances.iter().map(|w| w.name()).collect();
+    let factories = factories::Factories::new(scenario, &names, rngs);
+    let mut provisioners: Vec<Box<dyn provision::Provisioner>> = Vec::new();
+    if !factories.is_empty() {
+        provisioners.push(Box::new(factories));
+    }
+    Setup { instances, entities, streams, accounting_period, provisioners }
 }

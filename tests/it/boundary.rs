@@ -41,6 +41,7 @@ fn a_push_wms_runs_on_the_world_unchanged() {
         entities: PushWms::entities(&["prod", "user"]),
         streams: StreamInfo::of_job_streams(&s.workload, &[0, 0]),
         accounting_period: None,
+        provisioners: Vec::new(),
     };
     let w = sim::run_with(&s, setup, &rngs, |_, _| {});
     assert_eq!(sim::check_invariants(&w), Vec::<String>::new());
@@ -65,6 +66,7 @@ fn dirac_and_a_push_wms_share_one_grid() {
         // Production goes through DIRAC, the user stream is pushed.
         streams: StreamInfo::of_job_streams(&s.workload, &[0, 1]),
         accounting_period: None,
+        provisioners: Vec::new(),
     };
     let w = sim::run_with(&s, setup, &rngs, |_, _| {});
     assert_eq!(sim::check_invariants(&w), Vec::<String>::new());
@@ -148,6 +150,7 @@ fn a_misbehaving_wms_cannot_break_the_world() {
         entities: PushWms::entities(&["prod", "user"]),
         streams: StreamInfo::of_job_streams(&s.workload, &[0, 0]),
         accounting_period: None,
+        provisioners: Vec::new(),
     };
     let w = sim::run_with(&s, setup, &rngs, |_, _| {});
     // Only the rogue's own mistakes are reported; every other invariant holds.

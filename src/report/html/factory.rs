@@ -1,12 +1,12 @@
 //! The pilot-factory section of a run's report, from the `factory` list of `summary.json`
-//! (`sim::factory_summary`): one row per factory with its head-node load, its throughput
+//! (`wms::factories::summary`): one row per factory with its head-node load, its throughput
 //! beside the seed's closed form (or why the closed form does not describe the run), its pilot
 //! efficiency and the waits of the jobs its pilots ran.
 
 use serde_json::Value;
 
 use super::{esc, int, table, texts};
-use crate::sim::factory_summary::CLOSED_FORM_MAX_EMPTY;
+use crate::wms::factories::summary::CLOSED_FORM_MAX_EMPTY;
 
 /// A rate in jobs per hour with one decimal; `—` for none.
 fn per_hour(v: &Value) -> String {

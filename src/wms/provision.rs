@@ -1,0 +1,100 @@
+//! The provisioning boundary: who puts pilots on the grid besides a WMS's own agent, and runs
+//! their jobs (DESIGN.md, "Layers": pilot provisioning is one boundary).
+//!
+//! A [`Provisioner`] decides, from what the WMS and the grid show, what to submit where, and
+//! owns the pilots it submits: the world sends their news to it, not to their WMS, and never
+//! asks their WMS for work on their behalf. It fetches their jobs from the WMS itself
+//! ([`RunCtx::fetch_job`], which is DIRAC's Matcher or PanDA's `getJob` behind
+//! [`Wms::fetch_job`](super::Wms::fetch_job)) and decides how each job's run ends: after its
+//! CPU work (plus a lead such as a pilot script's job fetch), or when the provisioner says
+//! (a startd VM whose rate changes with suspension, seed 003 §2). The pilot factories of seed
+//! 003 (`wms::factories`) are provisioners; the world runs them without naming them.
+//!
+//! Like a WMS, a provisioner acts through its context at once and hears the news its actions
+//! cause after its callback returns. Its timers are its own (`kind`, `id`), folded into the run
+//! digest above every WMS timer code.
+
+use super::{FetchRequest, PilotNews, Timer};
+use crate::engine::{SimDuration, SimTime};
+use crate::grid::{Grid, PilotShape, Refusal};
+use crate::ids::{CeId, JobId, PilotId, WmsId};
+use crate::metrics::{ExtraColumn, Table};
+use crate::workload::{Job, StreamInfo};
+
+/// How a started job's run ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunEnd {
+    /// After its CPU work at the CE's power, plus this long first (a generic factory pilot's
+    /// job fetch), capped at the pilot's walltime.
+    Fixed(SimDuration),
+    /// When the provisioner sets its end ([`RunCtx::set_job_end`]): a startd pilot's VM, whose
+    /// rate changes.
+    Managed,
+}
+
+/// What a provisioner sees of the world and how it acts on it.
+pub trait RunCtx {
+    /// The current simulated time.
+    fn now(&self) -> SimTime;
+    /// The grid: CEs, their state, every pilot.
+    fn grid(&self) -> &Grid;
+    /// Every job (index with `ids::job_index`).
+    fn jobs(&self) -> &[Job];
+    /// Every job stream (`Job::stream` indexes it).
+    fn streams(&self) -> &[StreamInfo];
+    /// Jobs submitted to WMS `wms` so far: what a factory's Generator sees arrive.
+    fn jobs_submitted(&self, wms: WmsId) -> u64;
+    /// Jobs waiting in WMS `wms` for a pilot of PanDA queue `queue` (DIRAC: `None`), as
+    /// [`Wms::queued_jobs`](super::Wms::queued_jobs) reports them.
+    fn queued_jobs(&self, wms: WmsId, queue: Option<&str>) -> u64;
+    /// Submit a pilot of this shape to CE `ce` for WMS `wms`'s jobs, owned by this provisioner;
+    /// its id, or the CE's refusal.
+    fn submit_pilot(&mut self, wms: WmsId, ce: CeId, shape: PilotShape) -> Result<PilotId, Refusal>;
+    /// Call [`Provisioner::timer`] with `timer` at time `at` (not before now).
+    fn set_timer(&mut self, at: SimTime, timer: Timer);
+    /// Ask WMS `wms` for a job for one of this provisioner's running pilots: a Waiting job of
+    /// that WMS, or `None`.
+    fn fetch_job(&mut self, wms: WmsId, req: &FetchRequest) -> Option<JobId>;
+    /// Start job `j` (just fetched) in pilot `p` now, its end as `end` says; false (and a
+    /// violation) if it cannot run there.
+    fn start_run(&mut self, p: PilotId, j: JobId, end: RunEnd) -> bool;
+    /// Job `j`'s run ends at `at` (a [`RunEnd::Managed`] run; replaces any end set before).
+    fn set_job_end(&mut self, j: JobId, at: SimTime);
+    /// Job `j`'s run has no end for now (suspended).
+    fn void_job_end(&mut self, j: JobId);
+    /// Running job `j` of pilot `p` goes back to Waiting in its WMS, its progress lost.
+    fn requeue_job(&mut self, p: PilotId, j: JobId);
+    /// Running job `j` of pilot `p` is killed now: Failed, and its WMS hears it ended.
+    fn kill_job(&mut self, p: PilotId, j: JobId);
+    /// Pilot `p` exits now (Done): its slot goes to the next pilot in the batch queue.
+    fn end_pilot(&mut self, p: PilotId);
+    /// Report an internal error (an answer that cannot be applied) as a run violation.
+    fn violation(&mut self, message: String);
+}
+
+/// Who provisions pilots beside the WMSs' own agents, and runs their jobs.
+pub trait Provisioner {
+    /// At time 0, before any WMS starts: set the first timers.
+    fn start(&mut self, ctx: &mut dyn RunCtx);
+    /// One of its timers fired.
+    fn timer(&mut self, ctx: &mut dyn RunCtx, timer: Timer);
+    /// News about one of its pilots.
+    fn pilot_news(&mut self, ctx: &mut dyn RunCtx, p: PilotId, news: PilotNews);
+    /// Job `j` ended (Done or Failed) in its pilot `p`; its WMS has heard it already.
+    fn job_ended(&mut self, ctx: &mut dyn RunCtx, p: PilotId, j: JobId);
+    /// What a job's run in its pilot `p` spends before the payload ([`RunEnd::Fixed`]'s lead):
+    /// a run cut shorter than the lead plus its CPU work was killed at the walltime.
+    fn run_lead(&self, p: PilotId) -> SimDuration;
+    /// Extra columns of `pilots.parquet`.
+    fn pilot_columns(&self, _grid: &Grid) -> Vec<ExtraColumn> {
+        Vec::new()
+    }
+    /// Tables of its own for the outputs.
+    fn tables(&self) -> Vec<Table> {
+        Vec::new()
+    }
+    /// Its entries of `summary.json`'s `factory` list, in scenario order.
+    fn summaries(&self, _grid: &Grid, _jobs: &[Job], _streams: &[StreamInfo], _end: SimTime) -> Vec<serde_json::Value> {
+        Vec::new()
+    }
+}
