@@ -8,11 +8,21 @@ use clap::{ArgGroup, Args, Parser, Subcommand};
 
 /// Deterministic discrete-event simulator of pilot-based grid workload management.
 ///
-/// pilotsim models sites, CEs, batch queues and pilots, and drives faithful
-/// implementations of DIRAC's task queues, matcher, priorities and TaskqueueDirector, so
-/// you can tune settings offline, regression-check fairness, and draw review plots.
+/// pilotsim models sites, CEs, batch queues, GPUs, storage, network links and pilots, and
+/// drives faithful implementations of the systems that put jobs on them, one scenario section
+/// each (several may share one grid):
+///   dirac:    task queues, Matcher, TQ priorities from group shares, share corrections,
+///             the TaskqueueDirector (extraPilotFraction, pilotsPerIteration), the JobAgent
+///   panda:    JEDI's task and job brokerage, the analysis broker, global shares and throttle,
+///             data transfers, getJob, Harvester (pull and push workers), copyArchive
+///   factory:  generic and startd pilot factories (seed 003) feeding DIRAC or a PanDA queue
+/// Tune settings offline, regression-check fairness, compare two configurations, and draw
+/// review plots. Same scenario and seed: byte-identical outputs.
+///
+/// Start with `pilotsim run` (the DIRAC quickstart) or
+/// `pilotsim run scenarios/panda_quickstart.ron`; every shipped scenario is in scenarios/.
 #[derive(Parser)]
-#[command(name = "pilotsim", version, about, long_about)]
+#[command(name = "pilotsim", version, about, long_about, verbatim_doc_comment)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -23,8 +33,16 @@ pub struct Cli {
 pub enum Command {
     /// Run one scenario and write its outputs (summary.json, Parquet tables, charts).
     ///
-    /// Without SCENARIO, runs the embedded quickstart (scenarios/quickstart.ron).
-    /// Outputs go to results/<scenario name>/ unless --out is given.
+    /// Without SCENARIO, runs the embedded quickstart (scenarios/quickstart.ron, DIRAC).
+    /// Outputs go to results/<scenario name>/ unless --out is given: jobs.parquet and
+    /// pilots.parquet (one row per job and pilot), timeseries.parquet, summary.json, charts;
+    /// a PanDA run adds brokerage.parquet (every brokerage decision, for `pilotsim explain`),
+    /// a run with pilot factories factory_cycles.parquet, a grid with GPUs
+    /// gpu_timeseries.parquet. Examples:
+    ///   pilotsim run scenarios/panda_quickstart.ron
+    ///   pilotsim run scenarios/factory_standby.ron --set 'factory.0.Startd.standby={"Fixed":20}'
+    ///   pilotsim run scenarios/two_vo.ron --seed 7 --out results/two_vo_7
+    #[command(verbatim_doc_comment)]
     Run(RunArgs),
     /// Check scenario files: prints one line per problem and exits 1 if any file is invalid.
     ///
@@ -47,16 +65,28 @@ pub enum Command {
     /// scenario's seed and the point. Every finished run is written at once to DIR/runs/, so
     /// rerunning the same command resumes; then DIR gets sweep.parquet (one row per run),
     /// points.parquet and points.json (mean, std, 95 % CI per point) and charts. Results do
-    /// not depend on --threads.
+    /// not depend on --threads. Any field a --set can reach can vary: DIRAC's director, PanDA's
+    /// gdpconfig and Harvester settings, a factory's policy. Examples:
+    ///   pilotsim sweep scenarios/quickstart.ron --vary dirac.director.extra_pilot_fraction=0:1:0.25
+    ///   pilotsim sweep scenarios/tuning_nqueued_sat_cap.ron
+    ///     --vary panda.gdpconfig.job_broker.nqueued_sat_cap=50,150,500 --replicas 4
+    ///   pilotsim sweep scenarios/factory_standby.ron --set 'factory.0.Startd.standby={"Fixed":1}'
+    ///     --vary factory.0.Startd.standby.Fixed=20,36,60
+    #[command(verbatim_doc_comment)]
     Sweep(SweepArgs),
     /// Find the parameter value that optimises an objective subject to constraints.
     ///
     /// Sweeps --steps values over [LOW, HIGH] with replicas, then zooms into the bracket
     /// around the best feasible point for --rounds rounds. Constraints hold only if they hold
     /// with the 95 % confidence interval. `--minimize PATH` with the parameter's own path
-    /// finds its smallest feasible value. Example:
-    /// pilotsim tune scenarios/quickstart.ron --param dirac.director.extra_pilot_fraction=0:1
-    ///   --minimize dirac.director.extra_pilot_fraction --target 'wait_time_s.lhcb_user.p95<=7200'
+    /// finds its smallest feasible value. Examples (DIRAC, then PanDA):
+    ///   pilotsim tune scenarios/quickstart.ron --param dirac.director.extra_pilot_fraction=0:1
+    ///     --minimize dirac.director.extra_pilot_fraction --target 'wait_time_s.lhcb_user.p95<=7200'
+    ///   pilotsim tune scenarios/tuning_nqueued_sat_cap.ron
+    ///     --param panda.gdpconfig.job_broker.nqueued_sat_cap=10:1000
+    ///     --maximize panda.gdpconfig.job_broker.nqueued_sat_cap
+    ///     --target 'network.links.SWT2_CPB:BNL.transfer_time_s.p95<=36000'
+    #[command(verbatim_doc_comment)]
     Tune(TuneArgs),
     /// Two configurations side by side, for a review: paired runs, a table and overlay charts.
     ///
@@ -68,9 +98,12 @@ pub enum Command {
     /// let them and the paired difference has a tight interval. Prints the key metrics (A, B,
     /// B − A, its 95 % CI, whether it is beyond the noise) and writes DIR/compare.html,
     /// compare.json, compare.parquet (every metric) and PNG + SVG charts that overlay A
-    /// (solid) and B (dashed). Example:
-    /// pilotsim compare scenarios/tuning_extra_pilots.ron
-    ///   --a dirac.director.extra_pilot_fraction=0.2 --b dirac.director.extra_pilot_fraction=0.5
+    /// (solid) and B (dashed). Examples:
+    ///   pilotsim compare scenarios/tuning_extra_pilots.ron
+    ///     --a dirac.director.extra_pilot_fraction=0.2 --b dirac.director.extra_pilot_fraction=0.5
+    ///   pilotsim compare scenarios/factory_standby.ron
+    ///     --a 'factory.0.Startd.standby={"Fixed":20}' --b 'factory.0.Startd.standby={"Adaptive":{}}'
+    #[command(verbatim_doc_comment)]
     Compare(CompareArgs),
     /// Combine the directories of a sharded sweep into the files an unsharded sweep makes.
     Merge(MergeArgs),
@@ -99,7 +132,8 @@ pub enum Command {
     /// nuclei and 20 users' analysis for PanDA; a stream per DIRAC user with --dirac-cfg. The
     /// scenario is validated as it is written; its warnings (a nucleus every task skips, and
     /// why) are printed. Example:
-    ///   pilotsim new --cric data/panda_cgsim/site_info.json data/panda_cgsim/site_conn_info.json -o my_grid.ron
+    ///   pilotsim new -o my_grid.ron
+    ///     --cric data/panda_cgsim/site_info.json data/panda_cgsim/site_conn_info.json
     #[command(verbatim_doc_comment)]
     New(NewArgs),
     /// Convert real configuration into scenario fragments.
@@ -487,3 +521,7 @@ pub struct CompareArgs {
     #[arg(long, short)]
     pub quiet: bool,
 }
+
+#[cfg(test)]
+#[path = "help_tests.rs"]
+mod tests;
