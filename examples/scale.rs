@@ -5,7 +5,7 @@
 //! job drawn and tabled: `sim::build`), event loop (`sim::run_to_end`), check (invariants),
 //! write (every output) — the cost per event of the event loop (first run, and warm: the
 //! median of repeated loops in the same process for a week of under 2·10⁶ events, which one
-//! cold run of a few milliseconds measures badly; item 3 is read on it), the simulation's (build and
+//! cold run of a few milliseconds measures badly), the simulation's (build and
 //! loop) per job (the generated DIRAC weeks scale the director with the slots, so their event
 //! mix is alike: 4 to 7 events per job, five to six jobs per pilot), and
 //! memory: the peak of the process, and the growth during the simulation per job.

@@ -1,7 +1,7 @@
 //! Times the simulation alone (no outputs): `cargo run --release --example simulate -- FILE [RUNS]`.
 //! Prints each run's build seconds (`sim::build`: every job drawn and tabled) and event-loop
 //! seconds (`sim::run_to_end`), and the medians, with the event count and digest, so two builds
-//! can be compared on the same scenario (README "Performance").
+//! can be compared on the same scenario (docs/performance.md, "Profiling").
 
 use std::io::Write;
 use std::time::Instant;
