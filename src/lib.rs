@@ -9,8 +9,11 @@
 //! sweep              many runs: grids, replicas, shards, Slurm arrays, merge, tune, check
 //! run                one run end to end: prepare -> simulate -> write
 //! report             charts (PNG + SVG), the outputs of a run, the HTML report
-//! sim                the world: the only place where time passes; applies WMS actions
-//! wms                the WMS boundary (news in, actions out) and its implementations: dirac, panda, push
+//! sim                the world: the only place where time passes; applies the actions of the
+//!                    WMSs and provisioners, knowing each only by its trait
+//! wms                the boundaries (news in, actions out): `Wms` and its implementations dirac,
+//!                    panda, push; `provision::Provisioner` (who owns pilots beside a WMS) and
+//!                    its implementation `factories` (seed 003's pilot factories)
 //! metrics            the recorder (observes only), summaries, Parquet tables
 //! scenario           scenario files, validation, imports (DIRAC cfg, CRIC), generated scenarios
 //! dirac, panda,      the DIRAC and PanDA decision modules (and gdpconfig), and seed 003's pilot

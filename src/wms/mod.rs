@@ -16,8 +16,11 @@
 //! action causes (a cancelled pilot ended) is delivered after the callback returns, never
 //! re-entrantly.
 //!
-//! Implementations: [`dirac`] (the DIRAC WMS calling the pure `crate::dirac` modules) and
-//! [`push`] (a minimal push WMS that proves the boundary).
+//! Implementations: [`dirac`] (the DIRAC WMS calling the pure `crate::dirac` modules),
+//! [`panda`] (PanDA's server agents and Harvester over the pure `crate::panda` modules) and
+//! [`push`] (a minimal push WMS that proves the boundary). Beside the WMSs, a
+//! [`provision::Provisioner`] owns pilots and runs their jobs, fetched from a WMS through
+//! [`Wms::fetch_job`]: the pilot factories of seed 003 ([`factories`]).
 
 pub mod dirac;
 pub mod factories;
