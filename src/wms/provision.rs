@@ -1,9 +1,16 @@
-//! The provisioning boundary: who puts pilots on the grid besides a WMS's own agent, and runs
-//! their jobs (DESIGN.md, "Layers": pilot provisioning is one boundary).
+//! The provisioning boundary (DESIGN.md, "Layers": pilot provisioning is one boundary).
 //!
-//! A [`Provisioner`] decides, from what the WMS and the grid show, what to submit where, and
-//! owns the pilots it submits: the world sends their news to it, not to their WMS, and never
-//! asks their WMS for work on their behalf. It fetches their jobs from the WMS itself
+//! Every pilot provisioner decides, at each of its cycles, what to submit where from what its WMS
+//! and the grid show: [`Provisioning`]. DIRAC's TaskqueueDirector (`wms::dirac::director`) reads
+//! the task queues; a pilot factory (`wms::factories`) the jobs its WMS has queued for it and
+//! its own pilots. Each submits through a [`Submit`], which records what the pilot is for (its
+//! ticket: DIRAC's task queue and pilot identity, a factory's index) the moment the CE takes it.
+//!
+//! Who owns the pilots differs. The director's are DIRAC's: the world asks DIRAC for their work,
+//! and DIRAC runs the director as one of its agents (a WMS timer). A pilot factory's pilots are
+//! the factory's: the factories are a [`Provisioner`], an actor of the world beside the WMSs,
+//! which the world sends their pilots' news to, not to their WMS, and never asks their WMS for
+//! work on their behalf. It fetches their jobs from the WMS itself
 //! ([`RunCtx::fetch_job`], which is DIRAC's Matcher or PanDA's `getJob` behind
 //! [`Wms::fetch_job`](super::Wms::fetch_job)) and decides how each job's run ends: after its
 //! CPU work (plus a lead such as a pilot script's job fetch), or when the provisioner says
@@ -20,6 +27,27 @@ use crate::grid::{Grid, PilotShape, Refusal};
 use crate::ids::{CeId, JobId, PilotId, WmsId};
 use crate::metrics::{ExtraColumn, Table};
 use crate::workload::{Job, StreamInfo};
+
+/// Where a provisioner's submissions go, and what it sees of the grid meanwhile.
+pub trait Submit<Ticket> {
+    /// The current simulated time.
+    fn now(&self) -> SimTime;
+    /// The grid: CEs, their state (each submission changes its CE's), every pilot.
+    fn grid(&self) -> &Grid;
+    /// Submit a pilot of `shape` to CE `ce`, for what `ticket` says; its id, or the CE's refusal.
+    fn submit(&mut self, ce: CeId, shape: PilotShape, ticket: Ticket) -> Result<PilotId, Refusal>;
+}
+
+/// A pilot provisioner's cycle: what to submit where, from what its WMS and the grid show.
+pub trait Provisioning {
+    /// What it reads of its WMS at a cycle.
+    type Demand<'a>;
+    /// What its WMS (or the world) records about each pilot it submits.
+    type Ticket;
+    /// One cycle: decide and submit. Submissions change the CEs' state at once, and a refusal
+    /// is known at once, so a provisioner may choose each next CE from the last outcome.
+    fn cycle(&mut self, demand: Self::Demand<'_>, submit: &mut dyn Submit<Self::Ticket>);
+}
 
 /// How a started job's run ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

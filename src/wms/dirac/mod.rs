@@ -4,26 +4,27 @@
 //! `dirac.md` §1–§5). It keeps its own tables — each job's task queue, each pilot's task queue
 //! and identity — keyed by the neutral ids, and calls the pure `crate::dirac` modules.
 
+mod director;
 pub mod setup;
 pub mod shares;
 pub mod waiting;
 
 use std::collections::BTreeMap;
 
+use director::{DirectorPilot, SiteDirector, TaskQueueView};
 use setup::Static;
 use shares::ShareKeys;
-use waiting::WaitingPilots;
 
-use crate::dirac::director;
 use crate::dirac::matcher::{self, PilotIdentity, Resource};
 use crate::dirac::priority::{self, EntityRecalculationShares, EntityShares};
-use crate::dirac::taskqueue::{DefId, EmptyTqDeletion, TaskQueue, TaskQueueDb, TqChange, TqId};
+use crate::dirac::taskqueue::{DefId, EmptyTqDeletion, TaskQueueDb, TqChange, TqId};
 use crate::engine::{RngStreams, SimDuration, SimRng, SimTime};
-use crate::grid::{Grid, PilotShape, ranking};
+use crate::grid::{Grid, PilotShape, Refusal};
 use crate::ids::{CeId, JobId, PilotId, job_index};
 use crate::metrics::{ExtraColumn, ExtraValues};
 use crate::scenario::Scenario;
 use crate::scenario::dirac::{DiracConfig, DiracRules};
+use crate::wms::provision::{Provisioning, Submit};
 use crate::wms::{Answer, Ctx, FetchRequest, PilotNews, Timer, Wms};
 use crate::workload::{Job, JobKind, JobStatus, ShareEntities};
 
@@ -71,25 +72,12 @@ pub struct DiracWms {
     pilots: Vec<DiracPilot>,
     /// Pilot identities in first-use order; 0 is Generic.
     identities: Vec<PilotIdentity>,
-    /// Pilots in Submitted/Waiting per TQ within maxPilotWaitingHours, for the director.
-    waiting: WaitingPilots,
-    /// Streams: the director's draws, the Matcher's, and the gLite WMS's CE choice.
-    director_rng: SimRng,
+    /// The TaskqueueDirector, DIRAC's pilot provisioner.
+    director: SiteDirector,
+    /// The Matcher's random stream.
     matcher_rng: SimRng,
-    middleware_rng: SimRng,
-    /// CEs a pilot factory feeds for DIRAC (`factory[]` without `queue`, seed 003), by CE id:
-    /// the director submits no pilots there.
-    factory_ce: Vec<bool>,
-    /// The list-match of each (TQ definition, submit pool) the director has asked for: the
-    /// pool's CEs, outside the factories', that can run it. It depends only on the definition
-    /// and on the CEs' configuration, which a run never changes, so each pair is matched once
-    /// instead of once per cycle (at 10⁷ jobs, 500 CEs per TQ every 60 s).
-    list_matches: BTreeMap<(DefId, u32), Vec<CeId>>,
     /// Buffers of the priority recomputation, reused.
     priority_scratch: priority::Scratch,
-    /// The director's buffers for one submission: the CEs it may go to and their ranks.
-    candidates: Vec<CeId>,
-    ranks: ranking::Ranks,
 }
 
 /// Per CE id, whether a pilot factory feeds it for `queue` (a PanDA queue, or DIRAC for `None`).
@@ -125,15 +113,9 @@ impl DiracWms {
             job_tq: Vec::new(),
             pilots: Vec::new(),
             identities: vec![PilotIdentity::Generic],
-            waiting: WaitingPilots::default(),
-            director_rng: rngs.stream("dirac/director"),
+            director: SiteDirector::new(factory_fed(scenario, None), rngs),
             matcher_rng: rngs.stream("dirac/matcher"),
-            middleware_rng: rngs.stream("grid/wms"),
-            factory_ce: factory_fed(scenario, None),
-            list_matches: BTreeMap::new(),
             priority_scratch: priority::Scratch::default(),
-            candidates: Vec::new(),
-            ranks: ranking::Ranks::default(),
         };
         (wms, entities)
     }
@@ -152,15 +134,6 @@ impl DiracWms {
 
     fn pilot(&mut self, p: PilotId) -> &mut DiracPilot {
         &mut self.pilots[p as usize]
-    }
-
-    /// The index of an identity in `identities`, added if new.
-    fn identity_index(&mut self, identity: PilotIdentity) -> u32 {
-        let i = self.identities.iter().position(|&x| x == identity).unwrap_or_else(|| {
-            self.identities.push(identity);
-            self.identities.len() - 1
-        });
-        i as u32
     }
 
     // ---- task queues and priorities (TaskQueuesAgent) -------------------------------------
@@ -245,115 +218,47 @@ impl DiracWms {
         if self.rules.empty_tq_deletion == EmptyTqDeletion::OrphanCleaning && self.tqs.has_orphan() {
             self.tqs.clean_orphaned();
         }
-        let now = ctx.now();
-        let settings = &self.cfg.director;
-        let horizon = now.saturating_sub(SimDuration::from_secs_f64(settings.max_pilot_waiting_hours * 3600.0));
-        self.waiting.expire(horizon);
-        let waiting = |tq: TqId| self.waiting.count(tq);
-        // The director is shown no empty TQ (`retrieveTaskQueues` joins the jobs).
-        let tqs: Vec<&TaskQueue> = self.tqs.iter().filter(|t| t.n_jobs > 0).collect();
-        let max_cpu = self.rules.cpu_segments.max();
-        let plan = director::plan_cycle(
-            settings,
-            &tqs,
-            waiting,
-            &self.st.default_pools,
-            self.st.private_type,
-            max_cpu,
-            &mut self.director_rng,
-        );
-        // Whether `self.ranks` are the ranks of `self.candidates` now: not at a cycle's start
-        // (pilots started and ended since the last one); always after a submission, refused
-        // CEs removed from both.
-        let mut ranks_current = false;
-        for sub in plan {
-            let tq = self.tqs.get(sub.tq).expect("planned from the db");
-            let identity = if sub.private {
-                PilotIdentity::Private { owner: tq.def.owner, group: tq.def.group }
-            } else {
-                PilotIdentity::Generic
-            };
-            let (st, cfg, factory_ce) = (&self.st, &self.cfg, &self.factory_ce);
-            let listed = self
-                .list_matches
-                .entry((tq.def_id, sub.pool))
-                .or_insert_with(|| list_match(st, cfg, factory_ce, ctx.grid(), tq, sub.pool));
-            // A submission changes only the state of its CE, so only that CE is ranked again;
-            // and nothing else changes a CE's state during the cycle, so a submission whose
-            // candidates are those of the one before (most are: every TQ of a pool that all
-            // its CEs can run) goes on with its ranks instead of ranking every CE again.
-            let rank_of = |grid: &Grid, c: CeId| ranking::rank(&grid.state[c as usize], grid.ce_slots[c as usize]);
-            if !ranks_current || self.candidates != *listed {
-                self.candidates.clear();
-                self.candidates.extend_from_slice(listed);
-                let grid = ctx.grid();
-                self.ranks.reset(self.candidates.iter().map(|&c| rank_of(grid, c)));
-            }
-            ranks_current = true;
-            let identity = self.identity_index(identity);
-            let (candidates, ranks) = (&mut self.candidates, &mut self.ranks);
-            let mut submitted = 0;
-            while submitted < sub.pilots {
-                let Some(i) = ranks.choose(&mut self.middleware_rng) else { break };
-                let ce = candidates[i];
-                // A CE whose queue is full refuses the pilot: the middleware ranks the other
-                // candidates for the rest of this cycle.
-                // (A pool lists each CE once.)
-                // The CE queue's `NumberOfGPUs` (0: a CPU pilot), from any of its GPU kinds.
-                let gpus = ctx.grid().ces[ce as usize].number_of_gpus;
-                let shape = PilotShape { gpus, ..PilotShape::default() };
-                let Ok(p) = ctx.submit_pilot(ce, shape) else {
-                    candidates.remove(i);
-                    ranks.remove(i);
-                    continue;
-                };
-                ranks.set(i, rank_of(ctx.grid(), ce));
-                submitted += 1;
-                Self::after(ctx, self.cfg.pilot_status.pilot_stalled_days * 86_400.0, PILOT_STALLED, p);
-                let i = p as usize;
-                if self.pilots.len() <= i {
-                    self.pilots.resize(i + 1, DiracPilot::default());
-                }
-                self.pilots[i] =
-                    DiracPilot { tq: sub.tq, identity, cycles: 0, failed_matches: 0, limited: !sub.private };
-                self.waiting.submitted(sub.tq, p, now);
-            }
-        }
+        let view =
+            TaskQueueView { tqs: &self.tqs, st: &self.st, cfg: &self.cfg, max_cpu: self.rules.cpu_segments.max() };
+        let stalled_s = self.cfg.pilot_status.pilot_stalled_days * 86_400.0;
+        let mut submit = DiracSubmit { ctx, pilots: &mut self.pilots, identities: &mut self.identities, stalled_s };
+        self.director.cycle(view, &mut submit);
     }
 }
 
-/// CEs of the pool that can run the TQ (all of the pool's CEs without list-match), less those
-/// a pilot factory feeds.
-fn list_match(
-    st: &Static,
-    cfg: &DiracConfig,
-    factory_ce: &[bool],
-    grid: &Grid,
-    tq: &TaskQueue,
-    pool: u32,
-) -> Vec<CeId> {
-    let Some(pool_ces) = st.pool_ces.get(&pool) else { return Vec::new() };
-    let ja = &cfg.job_agent;
-    let fed = |c: CeId| factory_ce.get(c as usize).copied().unwrap_or(false);
-    pool_ces
-        .iter()
-        .copied()
-        .filter(|&c| !fed(c))
-        .filter(|&c| {
-            if !cfg.director.list_match {
-                return true;
-            }
-            let ce = &grid.ces[c as usize];
-            // Only the resource filters matter here: present the TQ owner's private identity, for
-            // which the owner, group and pilot-type filters always pass.
-            let r = st.resource(
-                c,
-                PilotIdentity::Private { owner: tq.def.owner, group: tq.def.group },
-                ja.cpu_time_left(ce.max_walltime_s, 0.0, ce.cpu_power),
-            );
-            matcher::tq_matches(&tq.def, &r, |_| true)
-        })
-        .collect()
+/// DIRAC's side of the director's submissions: the pilot's entry (its TQ, identity and fill
+/// mode limit) and its `PilotStalledDays` timer, set as the CE takes it.
+struct DiracSubmit<'a> {
+    ctx: &'a mut dyn Ctx,
+    pilots: &'a mut Vec<DiracPilot>,
+    /// Pilot identities in first-use order; 0 is Generic.
+    identities: &'a mut Vec<PilotIdentity>,
+    stalled_s: f64,
+}
+
+impl Submit<DirectorPilot> for DiracSubmit<'_> {
+    fn now(&self) -> SimTime {
+        self.ctx.now()
+    }
+
+    fn grid(&self) -> &Grid {
+        self.ctx.grid()
+    }
+
+    fn submit(&mut self, ce: CeId, shape: PilotShape, t: DirectorPilot) -> Result<PilotId, Refusal> {
+        let p = self.ctx.submit_pilot(ce, shape)?;
+        DiracWms::after(self.ctx, self.stalled_s, PILOT_STALLED, p);
+        let identity = self.identities.iter().position(|&x| x == t.identity).unwrap_or_else(|| {
+            self.identities.push(t.identity);
+            self.identities.len() - 1
+        }) as u32;
+        let i = p as usize;
+        if self.pilots.len() <= i {
+            self.pilots.resize(i + 1, DiracPilot::default());
+        }
+        self.pilots[i] = DiracPilot { tq: t.tq, identity, cycles: 0, failed_matches: 0, limited: !t.private };
+        Ok(p)
+    }
 }
 
 impl Wms for DiracWms {
@@ -405,7 +310,7 @@ impl Wms for DiracWms {
     /// waiting for the director (a second call for the same pilot changes nothing).
     fn pilot_news(&mut self, _ctx: &mut dyn Ctx, p: PilotId, _news: PilotNews) {
         let tq = self.pilot(p).tq;
-        self.waiting.left(tq, p);
+        self.director.pilot_left(tq, p);
     }
 
     /// Its per-pilot entry (the director's TQ, identity and match counters).
