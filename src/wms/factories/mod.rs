@@ -24,22 +24,26 @@
 
 use std::collections::BTreeMap;
 
-use super::provision::{Provisioner, RunCtx, RunEnd};
+use super::provision::{Provisioner, Provisioning, RunCtx, RunEnd};
 use super::{FetchRequest, PilotNews, Timer};
 use crate::engine::distribution::Distribution;
 use crate::engine::{RngStreams, SimDuration, SimRng, SimTime};
-use crate::factory::generic::{Generator, Observed};
+use crate::factory::generic::Generator;
 use crate::factory::standby::{Estimates, StandbyController, StandbyObservation};
 use crate::factory::startd::StartdSettings;
-use crate::grid::{Grid, PilotShape, PilotStatus};
+use crate::grid::{Grid, PilotStatus};
 use crate::ids::{CeId, JobId, PilotId, WmsId, job_index};
 use crate::metrics::{ExtraColumn, Table};
 use crate::scenario::Scenario;
 use crate::scenario::factory::FactoryConfig;
 use crate::workload::{Job, JobKind, JobStatus, StreamInfo};
 
+mod generator;
 mod startd_vms;
 pub mod summary;
+
+pub use generator::Demand;
+use generator::Owned;
 
 /// Timer kinds; the id is the factory's index for [`CYCLE`], the pilot's id otherwise.
 const CYCLE: u16 = 1;
@@ -120,6 +124,8 @@ pub struct Factory {
     queued: u32,
     running: u32,
     pub stats: FactoryStats,
+    /// A startd Generator's record of its last cycle, for `factory_cycles.parquet`.
+    cycle_row: Option<CycleRow>,
 }
 
 /// Every factory of the world, their startd pilots and the clocks of the jobs on their VMs.
@@ -183,6 +189,7 @@ impl Factories {
                 queued: 0,
                 running: 0,
                 stats: FactoryStats::default(),
+                cycle_row: None,
             });
         }
         Factories { list, ..Default::default() }
@@ -197,93 +204,22 @@ impl Factories {
         self.owner.get(p as usize).copied().flatten().map(|i| i as usize)
     }
 
-    /// The Generator's cycle: submit what its policy says, then the next cycle.
+    /// Factory `i`'s Generator cycle ([`Provisioning::cycle`]), then the next one.
     fn cycle(&mut self, ctx: &mut dyn RunCtx, i: usize) {
         let now = ctx.now();
-        let f = &mut self.list[i];
-        let elapsed = now - f.last_cycle;
-        f.last_cycle = now;
-        let submitted = ctx.jobs_submitted(f.wms);
-        let arrived = submitted - f.seen_submitted;
-        f.seen_submitted = submitted;
-        let observed = Observed { queued: f.queued, running: f.running };
-        // A startd cycle's record waits for its submissions (`standby` is counted after them).
-        let mut row = None;
-        let n = if let Mode::Generic(g) = &mut f.mode {
-            g.cycle(elapsed, observed).pilots
-        } else {
-            let idle_vms = self.idle_vms(i);
-            let f = &mut self.list[i];
-            let queued_jobs = ctx.queued_jobs(f.wms, f.cfg.target().2);
-            let pool = f.nodes(ctx.grid());
-            let Mode::Startd { settings, standby, .. } = &mut f.mode else { unreachable!("not generic") };
-            standby.observe_arrivals(arrived, elapsed);
-            standby.observe_removals(
-                f.stats.removals - f.seen_removals,
-                f.running + (f.stats.removals - f.seen_removals) as u32,
-                elapsed,
-            );
-            f.seen_removals = f.stats.removals;
-            let ended = f.stats.jobs_done + f.stats.jobs_failed;
-            standby.observe_job_ends(ended - f.seen_ended, elapsed);
-            f.seen_ended = ended;
-            let obs = StandbyObservation {
-                queued_jobs,
-                running_startds: f.running,
-                queued_startds: f.queued,
-                idle_vms,
-                vms_per_startd: settings.vms,
-                pool_startds: pool,
-            };
-            let target = standby.target(&obs);
-            let estimates = standby.estimates();
-            row = Some(CycleRow { time: now, factory: i as u32, obs, target, standby: 0, estimates });
-            target.saturating_sub(obs.queued_startds)
+        let f = &self.list[i];
+        let demand = Demand {
+            submitted: ctx.jobs_submitted(f.wms),
+            queued_jobs: ctx.queued_jobs(f.wms, f.cfg.target().2),
+            idle_vms: self.idle_vms(i),
         };
-        let f = &mut self.list[i];
-        f.stats.cycles += 1;
-        f.stats.standby_sum += u64::from(f.queued);
         let cycle = f.cfg.cycle();
-        self.submit(ctx, i, n);
-        if let Some(row) = row {
-            let standby = self.list[i].queued;
-            self.cycles.push(CycleRow { standby, ..row });
+        let mut submit = Owned { ctx: &mut *ctx, owner: &mut self.owner, factory: i as u32, wms: f.wms };
+        self.list[i].cycle(demand, &mut submit);
+        if let Some(row) = self.list[i].cycle_row.take() {
+            self.cycles.push(CycleRow { factory: i as u32, ..row });
         }
         ctx.set_timer(now + cycle, Timer { kind: CYCLE, id: i as u32 });
-    }
-
-    /// Submit `n` pilots of factory `i`, round robin over its CEs; a CE that refuses is skipped
-    /// for the rest of the cycle.
-    fn submit(&mut self, ctx: &mut dyn RunCtx, i: usize, n: u32) {
-        let f = &mut self.list[i];
-        let cores = match &f.mode {
-            Mode::Generic(_) => 1,
-            Mode::Startd { settings, .. } => settings.vms,
-        };
-        let mut open: Vec<CeId> = f.ces.clone();
-        for _ in 0..n {
-            if open.is_empty() {
-                break;
-            }
-            let f = &mut self.list[i];
-            let k = f.next_ce % open.len();
-            let ce = open[k];
-            match ctx.submit_pilot(f.wms, ce, PilotShape::cpu(cores)) {
-                Ok(p) => {
-                    f.next_ce = k + 1;
-                    f.queued += 1;
-                    f.stats.pilots_submitted += 1;
-                    if self.owner.len() <= p as usize {
-                        self.owner.resize(p as usize + 1, None);
-                    }
-                    self.owner[p as usize] = Some(i as u32);
-                }
-                Err(_) => {
-                    f.stats.pilots_refused += 1;
-                    open.remove(k);
-                }
-            }
-        }
     }
 
     /// The fetch request of factory `i`'s pilot `p` for `cores`, of kind `only`.
