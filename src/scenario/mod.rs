@@ -21,6 +21,7 @@ pub mod limits;
 pub mod overrides;
 pub mod own_grid;
 pub mod panda;
+pub mod reference;
 pub mod types;
 pub mod validate;
 

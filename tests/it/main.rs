@@ -15,6 +15,7 @@ mod panda;
 mod periods;
 mod pins;
 mod provenance;
+mod reference;
 mod report;
 mod robustness;
 mod slurm;

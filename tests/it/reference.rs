@@ -1,0 +1,136 @@
+//! `docs/scenario-reference.md` is every field of a scenario file, generated from the serde
+//! types (`scenario::reference::fields`) with each field's doc comment: it fails when the
+//! types and the reference drift apart. Regenerate with
+//! `PILOTSIM_UPDATE_REFERENCE=1 cargo test --test it reference`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use pilotsim::scenario::reference::{Field, fields};
+
+/// The doc comments of struct fields and enum struct-variant fields under `src/`, by
+/// (type or variant name, field name): the first paragraph, on one line.
+fn field_docs(dir: &Path, out: &mut BTreeMap<(String, String), String>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            field_docs(&p, out);
+            continue;
+        }
+        if p.extension().is_none_or(|x| x != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).unwrap();
+        let (mut owner, mut doc, mut paragraph_done) = (String::new(), String::new(), false);
+        for line in text.lines() {
+            let t = line.trim();
+            if let Some(d) = t.strip_prefix("///") {
+                let d = d.trim();
+                if d.is_empty() {
+                    paragraph_done = !doc.is_empty();
+                } else if !paragraph_done {
+                    if !doc.is_empty() {
+                        doc.push(' ');
+                    }
+                    doc.push_str(d);
+                }
+                continue;
+            }
+            if t.starts_with("#[") {
+                continue;
+            }
+            let words: Vec<&str> = t.split(|c: char| c.is_whitespace() || c == '<' || c == '(').collect();
+            if let Some(i) = words.iter().position(|w| *w == "struct" || *w == "enum") {
+                owner = words.get(i + 1).unwrap_or(&"").to_string();
+            } else if t.ends_with('{') && t.chars().next().is_some_and(char::is_uppercase) {
+                owner = t.trim_end_matches('{').trim().to_string(); // a struct variant
+            } else if let Some((name, _)) = t.strip_prefix("pub ").unwrap_or(t).split_once(':') {
+                let name = name.trim_start_matches("pub(crate) ").trim_start_matches("pub(super) ");
+                if !owner.is_empty() && !doc.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                    out.entry((owner.clone(), name.to_string())).or_insert_with(|| doc.clone());
+                }
+            }
+            doc.clear();
+            paragraph_done = false;
+        }
+    }
+}
+
+/// `mapType` → `map_type` (serde's camelCase names of Harvester's settings).
+fn snake(name: &str) -> String {
+    let mut s = String::new();
+    for c in name.chars() {
+        if c.is_uppercase() {
+            s.push('_');
+            s.extend(c.to_lowercase());
+        } else {
+            s.push(c);
+        }
+    }
+    s
+}
+
+fn describe(f: &Field, docs: &BTreeMap<(String, String), String>) -> Option<String> {
+    let (owner, field) = f.source?;
+    let key = |n: String| (owner.to_string(), n);
+    docs.get(&key(field.to_string())).or_else(|| docs.get(&key(snake(field)))).cloned()
+}
+
+fn markdown(fields: &[Field], docs: &BTreeMap<(String, String), String>) -> String {
+    let mut out = String::from(
+        "# Scenario reference\n\n\
+         Every field of a scenario file, generated from pilotsim's scenario types (a test fails when\n\
+         this page and the types drift apart). A path is written as `--set` takes it: `[]` is any\n\
+         element of a list (`sites.0` or `sites[NAME]` with `--set`), `<key>` any key of a map, and an\n\
+         enum's variant is named (`factory[].Startd.standby`). *Kind*: `optional` fields may be left out;\n\
+         the defaults, units and sources are in each field's description. The\n\
+         [quickstart, field by field](scenarios.md#the-quickstart-scenario-field-by-field) shows them in use.\n",
+    );
+    let mut section = "";
+    for f in fields {
+        let top = f.path.split(['.', '[']).next().unwrap_or("");
+        if top != section {
+            section = top;
+            out.push_str(&format!("\n## `{top}`\n\n| field | kind | description |\n|---|---|---|\n"));
+        }
+        let doc = describe(f, docs).unwrap_or_default().replace('|', "\\|");
+        out.push_str(&format!("| `{}` | {} | {} |\n", f.path, f.kind.replace('|', "\\|"), doc));
+    }
+    out
+}
+
+#[test]
+fn the_scenario_reference_is_generated_from_the_types() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fields = fields();
+    let paths: Vec<&str> = fields.iter().map(|f| f.path.as_str()).collect();
+    // The tree reaches every section and into enum variants and lists.
+    for p in ["name", "sites[].ces[].slots", "dirac.director.extra_pilot_fraction", "factory[].Startd.standby"] {
+        assert!(paths.contains(&p), "{p} not traced: {paths:#?}");
+    }
+    let mut docs = BTreeMap::new();
+    field_docs(&root.join("src"), &mut docs);
+    let documented = fields.iter().filter(|f| describe(f, &docs).is_some()).count();
+    let leaves = fields.iter().filter(|f| f.source.is_some()).count();
+    let missing: Vec<String> = fields
+        .iter()
+        .filter(|f| f.source.is_some() && describe(f, &docs).is_none())
+        .map(|f| format!("{} {:?}", f.path, f.source))
+        .collect();
+    assert!(
+        documented * 100 >= leaves * 80,
+        "only {documented} of {leaves} fields have a doc comment found: {missing:#?}"
+    );
+    let text = markdown(&fields, &docs);
+    let file = root.join("docs/scenario-reference.md");
+    if std::env::var_os("PILOTSIM_UPDATE_REFERENCE").is_some() {
+        std::fs::write(&file, &text).unwrap();
+    }
+    let committed = std::fs::read_to_string(&file).unwrap_or_default();
+    assert!(
+        committed == text,
+        "docs/scenario-reference.md is not the reference of today's scenario types: \
+         run PILOTSIM_UPDATE_REFERENCE=1 cargo test --test it reference"
+    );
+}
