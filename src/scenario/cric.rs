@@ -37,8 +37,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use super::panda::{PandaQueue, QueueKind, QueueStatus};
+use super::panda::{PandaQueue, QueueKind};
 use crate::grid::config::{Ce, Link, Site, Storage, StorageKind, StorageStatus};
+
+mod links;
+mod pandaqueue;
+use pandaqueue::{QUEUE_FIELDS, apply_queue};
 
 /// GFLOPS of one core assumed by the slot count (pilotsim's assumption; `--gflops-per-core`).
 pub const DEFAULT_GFLOPS_PER_CORE: f64 = 1000.0;
@@ -151,133 +155,6 @@ fn text(v: &Value) -> Result<Option<String>, String> {
     }
 }
 
-fn flag(v: &Value) -> Result<bool, String> {
-    match v {
-        Value::Null => Ok(false),
-        Value::Bool(b) => Ok(*b),
-        Value::Number(n) => Ok(n.as_f64().is_some_and(|x| x != 0.0)),
-        Value::String(s) => Ok(matches!(s.to_ascii_lowercase().as_str(), "true" | "1" | "yes" | "y")),
-        other => Err(format!("expected a boolean, got {other}")),
-    }
-}
-
-fn strings(v: &Value) -> Result<Vec<String>, String> {
-    match v {
-        Value::Null => Ok(Vec::new()),
-        Value::String(s) => Ok(s.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect()),
-        Value::Array(a) => a.iter().map(|x| text(x).map(Option::unwrap_or_default)).collect(),
-        other => Err(format!("expected a list of strings, got {other}")),
-    }
-}
-
-fn uint(v: &Value) -> Result<Option<u64>, String> {
-    Ok(num(v)?.map(|x| if x.is_finite() && x > 0.0 { x.round() as u64 } else { 0 }))
-}
-
-/// The CRIC pandaqueue fields read, and those known but without a scenario field (no warning).
-const QUEUE_FIELDS: &[&str] = &[
-    "atlas_site",
-    "site",
-    "status",
-    "type",
-    "capability",
-    "resource_type",
-    "corecount",
-    "corepower",
-    "maxrss",
-    "minrss",
-    "maxtime",
-    "mintime",
-    "maxwdir",
-    "maxinputsize",
-    "maxdiskio",
-    "pledgedcpu",
-    "fairsharepolicy",
-    "catchall",
-    "direct_access_lan",
-    "direct_access_wan",
-    "wnconnectivity",
-    "astorages",
-    "num_slots",
-    "transferringlimit",
-    "releases",
-    "cmtconfigs",
-    "containers",
-    "architectures",
-    "name",
-    "panda_resource",
-];
-
-/// The attributes of one CRIC pandaqueue entry applied to `q`; returns the unknown field names.
-fn apply_queue(q: &mut PandaQueue, o: &Map<String, Value>) -> Result<Vec<String>, String> {
-    let mut unknown = Vec::new();
-    for (k, v) in o {
-        let r: Result<(), String> = (|| {
-            match k.as_str() {
-                "status" => {
-                    if let Some(s) = text(v)? {
-                        q.status = QueueStatus::parse(&s).ok_or_else(|| format!("unknown status {s:?}"))?;
-                    }
-                }
-                "type" => {
-                    if let Some(s) = text(v)? {
-                        q.kind = QueueKind::parse(&s)
-                            .ok_or_else(|| format!("type {s:?}: expected production, analysis or unified"))?;
-                    }
-                }
-                "capability" => q.capability = text(v)?.filter(|s| !s.is_empty()),
-                "resource_type" => q.resource_type = text(v)?.filter(|s| !s.is_empty()),
-                "corecount" => q.corecount = uint(v)?.map(|c| c.min(u64::from(u32::MAX)) as u32),
-                "corepower" => {
-                    if let Some(x) = num(v)?.filter(|x| *x > 0.0) {
-                        q.corepower = x;
-                    }
-                }
-                "maxrss" => q.maxrss = uint(v)?.unwrap_or(0),
-                "minrss" => q.minrss = uint(v)?.unwrap_or(0),
-                "maxtime" => q.maxtime = uint(v)?.unwrap_or(0),
-                "mintime" => q.mintime = uint(v)?.unwrap_or(0),
-                "maxwdir" => q.maxwdir = uint(v)?.unwrap_or(0),
-                "maxinputsize" => q.maxinputsize = num(v)?.map(|x| x.round() as i64),
-                "maxdiskio" => q.maxdiskio = num(v)?,
-                "pledgedcpu" => q.pledgedcpu = num(v)?,
-                "fairsharepolicy" => q.fairsharepolicy = text(v)?.unwrap_or_default(),
-                "catchall" => q.catchall = text(v)?.unwrap_or_default(),
-                "direct_access_lan" => q.direct_access_lan = flag(v)?,
-                "direct_access_wan" => q.direct_access_wan = flag(v)?,
-                "wnconnectivity" => q.wnconnectivity = text(v)?.filter(|s| !s.is_empty()),
-                "astorages" => {
-                    if let Value::Object(m) = v {
-                        for (act, rses) in m {
-                            q.astorages.insert(act.clone(), strings(rses)?);
-                        }
-                    } else if !v.is_null() {
-                        return Err("expected an object activity → [RSE]".into());
-                    }
-                }
-                "num_slots" => q.num_slots = uint(v)?,
-                "transferringlimit" => q.transferringlimit = uint(v)?.unwrap_or(0),
-                "releases" => {
-                    let r = strings(v)?;
-                    if !r.is_empty() {
-                        q.software.releases = r;
-                    }
-                }
-                "cmtconfigs" => q.software.cmtconfigs = strings(v)?,
-                "containers" => q.software.containers = strings(v)?,
-                "architectures" => {
-                    q.software.architectures = serde_json::from_value(v.clone()).map_err(|e| e.to_string())?
-                }
-                "atlas_site" | "site" | "name" | "panda_resource" => {}
-                _ => unknown.push(k.clone()),
-            }
-            Ok(())
-        })();
-        r.map_err(|e| format!("{k}: {e}"))?;
-    }
-    Ok(unknown)
-}
-
 fn parse_file(file: &str, text: &str) -> Result<Map<String, Value>, CricError> {
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(m)) => Ok(m),
@@ -289,14 +166,42 @@ fn parse_file(file: &str, text: &str) -> Result<Map<String, Value>, CricError> {
 /// Import files (`(name, text)`), each of any of the three forms.
 pub fn import(files: &[(String, String)], opt: Options) -> Result<Fragment, CricError> {
     let mut frag = Fragment::default();
-    let mut site_info: BTreeMap<String, (BTreeMap<String, Option<f64>>, f64)> = BTreeMap::new();
-    let mut conn: Vec<(String, String, &Map<String, Value>)> = Vec::new();
-    let mut cric: BTreeMap<String, (&str, &Map<String, Value>)> = BTreeMap::new();
-    // Each row (queue, RSE, `SRC:DST` link) and the file it came from, for the final check.
-    let mut rows: BTreeMap<String, String> = BTreeMap::new();
     let parsed: Vec<(String, Map<String, Value>)> =
         files.iter().map(|(f, t)| parse_file(f, t).map(|m| (f.clone(), m))).collect::<Result<_, _>>()?;
-    for (file, m) in &parsed {
+    let entries = read_entries(&mut frag, &parsed)?;
+    // Sites of the link matrix.
+    let matrix: BTreeSet<&str> = entries.conn.iter().flat_map(|(s, d, _)| [s.as_str(), d.as_str()]).collect();
+    import_queues(&mut frag, &entries, &matrix)?;
+    let mut sites = queue_ces(&mut frag, &entries.site_info, opt);
+    import_storages(&mut frag, &entries.site_info, &matrix, &mut sites);
+    frag.sites = sites.into_iter().map(|(name, ces)| Site { name, ces }).collect();
+    links::import_links(&mut frag, &entries.conn, opt);
+    cpu_workers_without_gpu_nodes(&mut frag);
+    super::cric_check::check(&frag, opt, &entries.rows)?;
+    Ok(frag)
+}
+
+/// A queue's RSEs (their size in TB, `None` when not reported) and its GFLOPS, from
+/// `site_info.json`.
+type SiteInfo = (BTreeMap<String, Option<f64>>, f64);
+
+/// The entries of every file, by form.
+struct Entries<'a> {
+    /// `site_info.json`: queue → its RSEs and GFLOPS.
+    site_info: BTreeMap<String, SiteInfo>,
+    /// `site_conn_info.json`: each link's source, destination and entry.
+    conn: Vec<(String, String, &'a Map<String, Value>)>,
+    /// CRIC pandaqueue JSON: queue → its file and entry.
+    cric: BTreeMap<String, (&'a str, &'a Map<String, Value>)>,
+    /// Each row (queue, RSE, `SRC:DST` link) and the file it came from, for the final check.
+    rows: BTreeMap<String, String>,
+}
+
+/// Each file's form (noted in `frag.forms`) and its entries: objects with a name, a
+/// `site_info.json` entry read ([`read_site_info`]), a link keyed `SRC:DST`.
+fn read_entries<'a>(frag: &mut Fragment, parsed: &'a [(String, Map<String, Value>)]) -> Result<Entries<'a>, CricError> {
+    let mut e = Entries { site_info: BTreeMap::new(), conn: Vec::new(), cric: BTreeMap::new(), rows: BTreeMap::new() };
+    for (file, m) in parsed {
         let form = detect(m).ok_or_else(|| {
             err(
                 file,
@@ -310,72 +215,74 @@ pub fn import(files: &[(String, String)], opt: Options) -> Result<Fragment, Cric
             if key.trim().is_empty() {
                 return Err(err(file, "an entry with an empty name: the scenario needs a name".into()));
             }
-            rows.entry(key.clone()).or_insert_with(|| file.clone());
+            e.rows.entry(key.clone()).or_insert_with(|| file.clone());
             match form {
                 Form::SiteInfo => {
-                    let mut rses = BTreeMap::new();
-                    let mut gflops = 0.0;
-                    for (k, x) in o {
-                        match k.as_str() {
-                            "RSE" => {
-                                let r =
-                                    x.as_object().ok_or_else(|| err(file, format!("{key}.RSE: expected an object")))?;
-                                for (rse, tb) in r {
-                                    if rse.trim().is_empty() {
-                                        return Err(err(file, format!("{key}.RSE: an RSE with an empty name")));
-                                    }
-                                    rows.entry(rse.clone()).or_insert_with(|| file.clone());
-                                    let tb = num(tb).map_err(|e| err(file, format!("{key}.RSE.{rse}: {e}")))?;
-                                    rses.insert(rse.clone(), tb.filter(|t| *t > 0.0));
-                                }
-                            }
-                            "GFLOPS" => {
-                                gflops = num(x).map_err(|e| err(file, format!("{key}.GFLOPS: {e}")))?.unwrap_or(0.0)
-                            }
-                            other => frag.warnings.push(format!("{file}: {key}: unknown field {other:?} ignored")),
-                        }
-                    }
-                    site_info.insert(key.clone(), (rses, gflops));
+                    let info = read_site_info(frag, file, key, o, &mut e.rows)?;
+                    e.site_info.insert(key.clone(), info);
                 }
                 Form::SiteConn => {
                     let (src, dst) = key
                         .split_once(':')
                         .filter(|(s, d)| !s.trim().is_empty() && !d.trim().is_empty())
                         .ok_or_else(|| err(file, format!("{key:?}: expected a \"SRC:DST\" key")))?;
-                    conn.push((src.to_string(), dst.to_string(), o));
+                    e.conn.push((src.to_string(), dst.to_string(), o));
                 }
                 Form::PandaQueues => {
-                    cric.insert(key.clone(), (file.as_str(), o));
+                    e.cric.insert(key.clone(), (file.as_str(), o));
                 }
             }
         }
     }
+    Ok(e)
+}
 
-    // Sites of the link matrix.
-    let matrix: BTreeSet<&str> = conn.iter().flat_map(|(s, d, _)| [s.as_str(), d.as_str()]).collect();
+/// One `site_info.json` entry, queue `key` of `file`: its RSEs (each a row of the file; a size of
+/// 0 is "not reported") and GFLOPS; other fields are warned about.
+fn read_site_info(
+    frag: &mut Fragment,
+    file: &str,
+    key: &str,
+    o: &Map<String, Value>,
+    rows: &mut BTreeMap<String, String>,
+) -> Result<SiteInfo, CricError> {
+    let mut rses = BTreeMap::new();
+    let mut gflops = 0.0;
+    for (k, x) in o {
+        match k.as_str() {
+            "RSE" => {
+                let r = x.as_object().ok_or_else(|| err(file, format!("{key}.RSE: expected an object")))?;
+                for (rse, tb) in r {
+                    if rse.trim().is_empty() {
+                        return Err(err(file, format!("{key}.RSE: an RSE with an empty name")));
+                    }
+                    rows.entry(rse.clone()).or_insert_with(|| file.to_string());
+                    let tb = num(tb).map_err(|e| err(file, format!("{key}.RSE.{rse}: {e}")))?;
+                    rses.insert(rse.clone(), tb.filter(|t| *t > 0.0));
+                }
+            }
+            "GFLOPS" => gflops = num(x).map_err(|e| err(file, format!("{key}.GFLOPS: {e}")))?.unwrap_or(0.0),
+            other => frag.warnings.push(format!("{file}: {key}: unknown field {other:?} ignored")),
+        }
+    }
+    Ok((rses, gflops))
+}
 
-    // Queues and their sites.
-    let names: BTreeSet<&String> = site_info.keys().chain(cric.keys()).collect();
+/// A queue of every name in `site_info.json` or the CRIC pandaqueue JSON, at its site
+/// ([`queue_site`]), with CRIC's attributes, one CE named after it and, without CRIC
+/// `astorages`, its disk RSEs; CRIC fields pilotsim does not know are warned about once each.
+fn import_queues(frag: &mut Fragment, entries: &Entries, matrix: &BTreeSet<&str>) -> Result<(), CricError> {
+    let names: BTreeSet<&String> = entries.site_info.keys().chain(entries.cric.keys()).collect();
     let mut unknown: BTreeMap<(String, String), usize> = BTreeMap::new();
     for name in names {
-        let rses = site_info.get(name).map(|(r, _)| r);
-        let atlas_site = cric
-            .get(name)
-            .and_then(|(_, o)| o.get("atlas_site").or_else(|| o.get("site")))
-            .and_then(|v| text(v).ok().flatten())
-            .filter(|s| !s.is_empty());
-        let site = atlas_site.unwrap_or_else(|| {
-            if matrix.contains(name.as_str()) {
-                return name.clone();
-            }
-            rses.and_then(|r| r.keys().map(|k| k.split('_').next().unwrap_or(k)).find(|p| matrix.contains(p)))
-                .map_or_else(|| name.clone(), str::to_string)
-        });
-        let mut q = PandaQueue::new(name, &site, QueueKind::Production);
+        let rses = entries.site_info.get(name).map(|(r, _)| r);
+        let cric = entries.cric.get(name);
+        let mut q =
+            PandaQueue::new(name, &queue_site(name, rses, cric.map(|(_, o)| *o), matrix), QueueKind::Production);
         if name.starts_with("ANALY_") {
             q.kind = QueueKind::Analysis; // ATLAS's naming convention, overridden by CRIC `type`
         }
-        if let Some((file, o)) = cric.get(name) {
+        if let Some((file, o)) = cric {
             for f in apply_queue(&mut q, o).map_err(|e| err(file, format!("{name}.{e}")))? {
                 *unknown.entry((file.to_string(), f)).or_default() += 1;
             }
@@ -398,8 +305,33 @@ pub fn import(files: &[(String, String)], opt: Options) -> Result<Fragment, Cric
             frag.warnings.push(format!("{file}: unknown field {field:?} ignored ({n} queue(s))"));
         }
     }
+    Ok(())
+}
 
-    // Sites: one CE per queue.
+/// Queue `name`'s grid site (module doc, "queue → grid site"): CRIC's `atlas_site` (or `site`);
+/// else the link-matrix site named as the queue, or as the prefix of one of its RSEs; else the
+/// queue name.
+fn queue_site(
+    name: &str,
+    rses: Option<&BTreeMap<String, Option<f64>>>,
+    cric: Option<&Map<String, Value>>,
+    matrix: &BTreeSet<&str>,
+) -> String {
+    let atlas_site = cric
+        .and_then(|o| o.get("atlas_site").or_else(|| o.get("site")))
+        .and_then(|v| text(v).ok().flatten())
+        .filter(|s| !s.is_empty());
+    atlas_site.unwrap_or_else(|| {
+        if matrix.contains(name) {
+            return name.to_string();
+        }
+        rses.and_then(|r| r.keys().map(|k| k.split('_').next().unwrap_or(k)).find(|p| matrix.contains(p)))
+            .map_or_else(|| name.to_string(), str::to_string)
+    })
+}
+
+/// Each site's CEs, one per queue (module doc, "GFLOPS → slots"), at the queue's corepower.
+fn queue_ces(frag: &mut Fragment, site_info: &BTreeMap<String, SiteInfo>, opt: Options) -> BTreeMap<String, Vec<Ce>> {
     let mut sites: BTreeMap<String, Vec<Ce>> = BTreeMap::new();
     for q in &frag.queues {
         let gflops = site_info.get(&q.name).map_or(0.0, |(_, g)| *g);
@@ -415,8 +347,17 @@ pub fn import(files: &[(String, String)], opt: Options) -> Result<Fragment, Cric
             .expect("a CE with defaults");
         sites.entry(q.site.clone()).or_default().push(ce);
     }
+    sites
+}
 
-    // Storages.
+/// Every RSE a storage endpoint at its site (module doc, "RSE → site"; a tape when its name
+/// says `TAPE`); a site that only has storage gets a 1-slot CE, with a warning.
+fn import_storages(
+    frag: &mut Fragment,
+    site_info: &BTreeMap<String, SiteInfo>,
+    matrix: &BTreeSet<&str>,
+    sites: &mut BTreeMap<String, Vec<Ce>>,
+) {
     let mut rse_site: BTreeMap<String, (String, Option<f64>)> = BTreeMap::new();
     for q in &frag.queues {
         if let Some((rses, _)) = site_info.get(&q.name) {
@@ -446,60 +387,6 @@ pub fn import(files: &[(String, String)], opt: Options) -> Result<Fragment, Cric
             write_wan: StorageStatus::On,
         });
     }
-    frag.sites = sites.into_iter().map(|(name, ces)| Site { name, ces }).collect();
-
-    // Links.
-    let keep: BTreeSet<&str> = frag.sites.iter().map(|s| s.name.as_str()).collect();
-    for (src, dst, o) in conn {
-        if !keep.is_empty() && (!keep.contains(src.as_str()) || !keep.contains(dst.as_str())) {
-            frag.foreign_links += 1;
-            continue;
-        }
-        let closeness = o.get("closeness").and_then(|c| c.get("latest")).and_then(Value::as_i64);
-        let closeness = match closeness {
-            None => 11, // no CRIC value: the farthest
-            Some(c) if (0..=11).contains(&c) => c as u8,
-            Some(_) => {
-                frag.blocked_links += 1;
-                continue;
-            }
-        };
-        let dashb = o.get("mbps").and_then(|m| m.get("dashb"));
-        let mbps = ["1h", "1d", "1w"]
-            .iter()
-            .filter_map(|k| dashb.and_then(|d| d.get(*k)).and_then(Value::as_f64))
-            .filter(|x| x.is_finite() && *x > 0.0)
-            .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
-        let bandwidth_mbps = mbps.unwrap_or_else(|| {
-            frag.default_bandwidth_links += 1;
-            opt.default_mbps
-        });
-        let files = o.get("files");
-        let count = |v: Option<&Value>| {
-            v.and_then(Value::as_f64).filter(|x| x.is_finite() && *x > 0.0).map_or(0, |x| x.round() as u64)
-        };
-        // What `getBackloggedNuclei` and the link check read: `Production Output_queued`.
-        let queued_files = match files.and_then(|f| f.get("queued")).and_then(Value::as_object) {
-            Some(by_activity) => count(by_activity.get(PRODUCTION_OUTPUT).and_then(|a| a.get("latest"))),
-            None => {
-                let total = count(files.and_then(|f| f.get("queued-total")));
-                frag.total_only_links += usize::from(total > 0);
-                total
-            }
-        };
-        frag.network.push(Link {
-            from: src,
-            to: dst,
-            bandwidth_mbps,
-            latency_ms: 0.0,
-            closeness,
-            queued_files,
-            max_active_transfers: None,
-        });
-    }
-    cpu_workers_without_gpu_nodes(&mut frag);
-    super::cric_check::check(&frag, opt, &rows)?;
-    Ok(frag)
 }
 
 /// A `resource_type: gpu` queue at a site whose CEs declare no GPU node (the dumps carry no GPU

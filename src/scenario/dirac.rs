@@ -6,10 +6,12 @@ use serde::{Deserialize, Serialize};
 use crate::dirac::corrector::{CorrectorVariant, ShareCorrections};
 use crate::dirac::director::DirectorSettings;
 use crate::dirac::job_agent::JobAgentSettings;
-use crate::dirac::matcher::{MatchRules, MatcherSettings};
+use crate::dirac::matcher::{MatchRules, MatcherSettings, PilotIdentity, Resource};
 use crate::dirac::preset::Preset;
 use crate::dirac::priority::{EntityRecalculationShares, GroupConfig, PrioritySettings, UserPriorityWeighting};
-use crate::dirac::taskqueue::{CpuSegments, EmptyTqDeletion, TaskQueueSettings};
+use crate::dirac::taskqueue::{CpuSegments, EmptyTqDeletion, TaskQueueSettings, TqDefinition, canonical};
+use crate::grid::config::{Ce, Site};
+use crate::workload::JobStream;
 
 /// The DIRAC WMS configuration of a scenario.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -126,6 +128,95 @@ impl DiracConfig {
             empty_tq_deletion: tq.empty_tq_deletion.unwrap_or_else(|| p.empty_tq_deletion()),
             int_job_share: self.priority.int_job_share.unwrap_or_else(|| p.int_job_share()),
             corrector_variant: self.share_corrections.variant.unwrap_or_else(|| p.corrector_variant()),
+        }
+    }
+
+    /// The task-queue definition of stream `w`'s jobs (seed 001, "Task Queue creation"): owner,
+    /// group, this Setup, the CPU time rounded up to its segment, and every requirement list.
+    /// `id` interns a name; names carry their kind as a prefix (`user:`, `site:`, `tag:`, …) and
+    /// pilot types are lowercased and unprefixed (a private pilot presents `private`), as the
+    /// DIRAC WMS interns them (`wms::dirac::setup`), in field order. Job types are left empty:
+    /// the Matcher reads them only from a resource that names some (reference §1.3 item 4).
+    pub fn tq_definition(&self, w: &JobStream, id: &mut impl FnMut(&str) -> u32) -> TqDefinition {
+        let owner = id(&format!("user:{}", w.owner));
+        let group = id(&format!("group:{}", w.group));
+        let setup = id(&format!("setup:{}", self.setup));
+        // An empty custom list has no segment to fit to; validation refuses it
+        // (`CpuSegments::problems`) but builds definitions while it checks.
+        let segments = self.rules().cpu_segments;
+        let cpu_time = if segments.values().is_empty() { 0 } else { segments.fit(w.cpu_time).round() as u64 };
+        let sites = interned(id, "site", &w.sites);
+        let banned_sites = interned(id, "site", &w.banned_sites);
+        let platforms = interned(id, "platform", &w.platforms);
+        let grid_ces = interned(id, "ce", &w.grid_ces);
+        let pilot_types = canonical(w.pilot_types.iter().map(|t| id(&t.to_lowercase())).collect());
+        let submit_pools = interned(id, "pool", &w.submit_pools);
+        let tags = interned(id, "tag", &w.tags);
+        TqDefinition {
+            owner,
+            group,
+            setup,
+            cpu_time,
+            sites,
+            banned_sites,
+            platforms,
+            grid_ces,
+            pilot_types,
+            submit_pools,
+            tags,
+            force_generic: w.force_generic,
+            job_types: Vec::new(),
+        }
+    }
+}
+
+/// The ids of `names`, each interned as `prefix:name`, sorted and deduplicated (the Matcher
+/// searches them; definitions compare as sets).
+fn interned(id: &mut impl FnMut(&str) -> u32, prefix: &str, names: &[String]) -> Vec<u32> {
+    canonical(names.iter().map(|n| id(&format!("{prefix}:{n}"))).collect())
+}
+
+/// What a pilot at a CE tells the Matcher of where it runs (seed 001; reference `dirac.md` §5):
+/// its site, its CE (`GridCE`), the CE's platform, tags and `RequiredTag`s, interned as
+/// [`DiracConfig::tq_definition`] interns a stream's requirements.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CeResource {
+    pub site: u32,
+    pub grid_ce: u32,
+    pub platform: u32,
+    /// Sorted.
+    pub tags: Vec<u32>,
+    /// Sorted.
+    pub required_tags: Vec<u32>,
+}
+
+impl CeResource {
+    /// The description of CE `ce` of `site`, names interned by `id` (site, CE, platform, tags,
+    /// required tags, in that order).
+    pub fn of(site: &Site, ce: &Ce, id: &mut impl FnMut(&str) -> u32) -> Self {
+        Self {
+            site: id(&format!("site:{}", site.name)),
+            grid_ce: id(&format!("ce:{}", ce.name)),
+            platform: id(&format!("platform:{}", ce.platform)),
+            tags: interned(id, "tag", &ce.tags),
+            required_tags: interned(id, "tag", &ce.required_tags),
+        }
+    }
+
+    /// The resource description a pilot of `identity` with `cpu_time` left presents here;
+    /// `private_type` is the interned `private`, `setup` the interned Setup it serves.
+    pub fn resource(&self, identity: PilotIdentity, private_type: u32, setup: u32, cpu_time: f64) -> Resource<'_> {
+        Resource {
+            identity,
+            private_type,
+            setup,
+            site: self.site,
+            grid_ce: self.grid_ce,
+            platform: self.platform,
+            tags: &self.tags,
+            required_tags: &self.required_tags,
+            cpu_time,
+            job_types: &[],
         }
     }
 }

@@ -9,11 +9,11 @@
 //! such a scenario is refused with the fix.
 
 use super::Scenario;
+use super::dirac_check::StreamMatcher;
 use super::validate::Problem;
 use crate::grid::config::{Ce, Site};
 use crate::scenario::dirac::DiracConfig;
 use crate::scenario::panda::PandaQueue;
-use crate::workload::JobStream;
 
 /// The GPU problems of a scenario whose fields are otherwise valid.
 pub(super) fn problems(s: &Scenario) -> Vec<Problem> {
@@ -25,8 +25,9 @@ pub(super) fn problems(s: &Scenario) -> Vec<Problem> {
     }
     if let Some(d) = &s.dirac {
         let fed = dirac_factory_ces(s);
-        for (i, w) in s.workload.iter().enumerate().filter(|(_, w)| w.number_of_gpus > 0) {
-            if let Some(p) = dirac_stream_problem(s, d, w, &fed) {
+        let m = StreamMatcher::new(s, d);
+        for (i, _) in s.workload.iter().enumerate().filter(|(_, w)| w.number_of_gpus > 0) {
+            if let Some(p) = dirac_stream_problem(s, d, &m, i, &fed) {
                 out.push(Problem { path: format!("workload[{i}].number_of_gpus"), message: p });
             }
         }
@@ -129,32 +130,22 @@ fn dirac_factory_ces(s: &Scenario) -> Vec<bool> {
     fed
 }
 
-/// Whether the Matcher would give a job of stream `w` to a pilot at `ce` of `site`, CPU time
-/// apart: sites, banned sites, CEs, platforms, tags and `RequiredTag` (reference §1.3).
-pub(super) fn ce_matches_stream(w: &JobStream, site: &Site, ce: &Ce) -> bool {
-    (w.sites.is_empty() || w.sites.contains(&site.name))
-        && !w.banned_sites.contains(&site.name)
-        && (w.grid_ces.is_empty() || w.grid_ces.contains(&ce.name))
-        && (w.platforms.is_empty() || w.platforms.contains(&ce.platform))
-        && w.tags.iter().all(|t| ce.tags.contains(t))
-        && ce.required_tags.iter().all(|t| w.tags.contains(t))
-}
-
 /// The CEs DIRAC's pilots reach (its director's submit pools for the stream, and the CEs its
-/// pilot factories feed) whose tags a GPU stream matches but whose pilots hold fewer GPUs than
-/// its jobs use.
-fn dirac_stream_problem(s: &Scenario, d: &DiracConfig, w: &JobStream, fed: &[bool]) -> Option<String> {
+/// pilot factories feed) where the Matcher would give a pilot the jobs of GPU stream `i`, CPU
+/// time apart ([`StreamMatcher::takes`]), but whose pilots hold fewer GPUs than its jobs use.
+fn dirac_stream_problem(s: &Scenario, d: &DiracConfig, m: &StreamMatcher, i: usize, fed: &[bool]) -> Option<String> {
+    let w = &s.workload[i];
     let pools = if w.submit_pools.is_empty() { &d.director.default_submit_pools } else { &w.submit_pools };
     let pooled = |ce: &Ce| {
         let mut named = d.director.submit_pools.iter().filter(|p| pools.contains(&p.name));
         named.any(|p| p.ces.is_empty() || p.ces.contains(&ce.name))
     };
-    let ces = s.sites.iter().flat_map(|site| site.ces.iter().map(move |ce| (site, ce)));
+    let ces = s.sites.iter().flat_map(|site| &site.ces);
     let short: Vec<(&str, u32)> = ces
         .enumerate()
-        .filter(|&(c, (_, ce))| fed[c] || pooled(ce))
-        .filter(|(_, (site, ce))| ce_matches_stream(w, site, ce))
-        .map(|(c, (_, ce))| (ce.name.as_str(), if fed[c] { 0 } else { ce.number_of_gpus }))
+        .filter(|&(c, ce)| fed[c] || pooled(ce))
+        .filter(|&(c, _)| m.takes(i, c))
+        .map(|(c, ce)| (ce.name.as_str(), if fed[c] { 0 } else { ce.number_of_gpus }))
         .filter(|&(_, gpus)| gpus < w.number_of_gpus)
         .collect();
     let (name, gpus) = *short.first()?;

@@ -92,88 +92,9 @@ fn num(v: f64) -> String {
 /// Every limit the scenario exceeds, with a memory limit of `max_memory_gb` GiB.
 pub fn problems_with(s: &Scenario, max_memory_gb: f64) -> Vec<Problem> {
     let mut p = Vec::new();
-    let mut fail = |path: &str, message: String| p.push(Problem { path: path.into(), message });
-    // A value that is not a positive finite number was reported by `validate` already.
-    let positive = |v: f64| v.is_finite() && v > 0.0;
-    let mut at_most = |path: &str, v: f64, max: f64, what: &str| {
-        if v.is_finite() && v > max {
-            fail(path, format!("must be at most {max} {what}, got {}", num(v)));
-        }
-    };
-
-    at_most("duration_s", s.duration_s, MAX_TIME_S, "s (ten years)");
-    for (i, w) in s.workload.iter().enumerate() {
-        use super::types::Arrival;
-        let a = format!("workload[{i}].arrival");
-        match &w.arrival {
-            Arrival::Burst { at_s } => at_most(&format!("{a}.at_s"), *at_s, MAX_TIME_S, "s (ten years)"),
-            Arrival::Poisson { start_s, .. } => at_most(&format!("{a}.start_s"), *start_s, MAX_TIME_S, "s (ten years)"),
-            Arrival::Spread { start_s, end_s } => {
-                at_most(&format!("{a}.start_s"), *start_s, MAX_TIME_S, "s (ten years)");
-                at_most(&format!("{a}.end_s"), *end_s, MAX_TIME_S, "s (ten years)");
-            }
-        }
-    }
-    for (i, site) in s.sites.iter().enumerate() {
-        for (j, ce) in site.ces.iter().enumerate() {
-            at_most(&format!("sites[{i}].ces[{j}].max_walltime_s"), ce.max_walltime_s, MAX_TIME_S, "s (ten years)");
-        }
-    }
-
-    let mut floor = |path: &str, v: f64, min: f64, why: &str| -> bool {
-        if positive(v) && v < min {
-            p.push(Problem { path: path.into(), message: format!("must be at least {min} s, got {v}: {why}") });
-            return false;
-        }
-        positive(v)
-    };
-    let sampling_ok = floor(
-        "output.sample_interval_s",
-        s.output.sample_interval_s,
-        MIN_SAMPLE_INTERVAL_S,
-        "a sample per second is the finest pilotsim records",
-    );
-    let duration_ok = positive(s.duration_s) && s.duration_s <= MAX_TIME_S;
-    if sampling_ok && duration_ok && s.duration_s / s.output.sample_interval_s > MAX_SAMPLES {
-        p.push(Problem {
-            path: "output.sample_interval_s".into(),
-            message: format!(
-                "gives {:.0} samples over duration_s {}, more than {MAX_SAMPLES}: use at least {} s",
-                (s.duration_s / s.output.sample_interval_s).floor(),
-                s.duration_s,
-                (s.duration_s / MAX_SAMPLES).ceil()
-            ),
-        });
-    }
-    if let Some(d) = &s.dirac {
-        let dir = &d.director;
-        let mut at_most = |path: &str, v: f64, max: f64| {
-            if v.is_finite() && v > max {
-                p.push(Problem {
-                    path: path.into(),
-                    message: format!(
-                        "must be at most {max}, got {}: each director cycle may submit that many pilots, each a row of the pilot table",
-                        num(v)
-                    ),
-                });
-            }
-        };
-        at_most("dirac.director.pilots_per_iteration", dir.pilots_per_iteration, MAX_PILOTS_PER_CYCLE);
-        at_most("dirac.director.extra_pilots", f64::from(dir.extra_pilots), MAX_PILOTS_PER_CYCLE);
-        at_most("dirac.director.extra_pilot_fraction", dir.extra_pilot_fraction, MAX_EXTRA_PILOT_FRACTION);
-    }
-
-    if let Some(d) = &s.dirac {
-        let n = d.job_agent.stop_after_failed_matches;
-        if n > MAX_FAILED_MATCHES {
-            p.push(Problem {
-                path: "dirac.job_agent.stop_after_failed_matches".into(),
-                message: format!(
-                    "must be at most {MAX_FAILED_MATCHES}, got {n}: a pilot at the end of its walltime asks that many times at one instant"
-                ),
-            });
-        }
-    }
+    time_limits(s, &mut p);
+    sampling_limit(s, &mut p);
+    dirac_limits(s, &mut p);
     if s.expect.replicas > MAX_REPLICAS {
         p.push(Problem {
             path: "expect.replicas".into(),
@@ -182,23 +103,123 @@ pub fn problems_with(s: &Scenario, max_memory_gb: f64) -> Vec<Problem> {
     }
     narrowing(s, &mut p);
     // The memory estimate needs sane periods; without them the problems above say why.
-    let periods_ok = p.is_empty() && positive(s.output.sample_interval_s);
-    if periods_ok {
-        let m = MemoryEstimate::of(s);
-        if m.gib() > max_memory_gb {
+    if p.is_empty() && positive(s.output.sample_interval_s) {
+        memory_limit(s, max_memory_gb, &mut p);
+    }
+    p
+}
+
+/// A value that is not a positive finite number was reported by `validate` already.
+fn positive(v: f64) -> bool {
+    v.is_finite() && v > 0.0
+}
+
+/// `v` at `path` is at most `max` (in `what`).
+fn at_most(p: &mut Vec<Problem>, path: &str, v: f64, max: f64, what: &str) {
+    if v.is_finite() && v > max {
+        p.push(Problem { path: path.into(), message: format!("must be at most {max} {what}, got {}", num(v)) });
+    }
+}
+
+/// Every time field within [`MAX_TIME_S`]: the run's span, the streams' arrivals, the CEs'
+/// walltimes.
+fn time_limits(s: &Scenario, p: &mut Vec<Problem>) {
+    use super::types::Arrival;
+    const TEN_YEARS: &str = "s (ten years)";
+    at_most(p, "duration_s", s.duration_s, MAX_TIME_S, TEN_YEARS);
+    for (i, w) in s.workload.iter().enumerate() {
+        let a = format!("workload[{i}].arrival");
+        match &w.arrival {
+            Arrival::Burst { at_s } => at_most(p, &format!("{a}.at_s"), *at_s, MAX_TIME_S, TEN_YEARS),
+            Arrival::Poisson { start_s, .. } => at_most(p, &format!("{a}.start_s"), *start_s, MAX_TIME_S, TEN_YEARS),
+            Arrival::Spread { start_s, end_s } => {
+                at_most(p, &format!("{a}.start_s"), *start_s, MAX_TIME_S, TEN_YEARS);
+                at_most(p, &format!("{a}.end_s"), *end_s, MAX_TIME_S, TEN_YEARS);
+            }
+        }
+    }
+    for (i, site) in s.sites.iter().enumerate() {
+        for (j, ce) in site.ces.iter().enumerate() {
+            at_most(p, &format!("sites[{i}].ces[{j}].max_walltime_s"), ce.max_walltime_s, MAX_TIME_S, TEN_YEARS);
+        }
+    }
+}
+
+/// The sample interval: at least [`MIN_SAMPLE_INTERVAL_S`], and at most [`MAX_SAMPLES`] samples
+/// over the run.
+fn sampling_limit(s: &Scenario, p: &mut Vec<Problem>) {
+    let interval = s.output.sample_interval_s;
+    if positive(interval) && interval < MIN_SAMPLE_INTERVAL_S {
+        p.push(Problem {
+            path: "output.sample_interval_s".into(),
+            message: format!(
+                "must be at least {MIN_SAMPLE_INTERVAL_S} s, got {interval}: a sample per second is the finest pilotsim records"
+            ),
+        });
+    }
+    let sampling_ok = positive(interval) && interval >= MIN_SAMPLE_INTERVAL_S;
+    let duration_ok = positive(s.duration_s) && s.duration_s <= MAX_TIME_S;
+    if sampling_ok && duration_ok && s.duration_s / interval > MAX_SAMPLES {
+        p.push(Problem {
+            path: "output.sample_interval_s".into(),
+            message: format!(
+                "gives {:.0} samples over duration_s {}, more than {MAX_SAMPLES}: use at least {} s",
+                (s.duration_s / interval).floor(),
+                s.duration_s,
+                (s.duration_s / MAX_SAMPLES).ceil()
+            ),
+        });
+    }
+}
+
+/// What bounds DIRAC's tables and loops: the pilots one director cycle may ask for (each a row
+/// of the pilot table) and `StopAfterFailedMatches`.
+fn dirac_limits(s: &Scenario, p: &mut Vec<Problem>) {
+    let Some(d) = &s.dirac else { return };
+    let dir = &d.director;
+    let per_cycle = [
+        ("dirac.director.pilots_per_iteration", dir.pilots_per_iteration, MAX_PILOTS_PER_CYCLE),
+        ("dirac.director.extra_pilots", f64::from(dir.extra_pilots), MAX_PILOTS_PER_CYCLE),
+        ("dirac.director.extra_pilot_fraction", dir.extra_pilot_fraction, MAX_EXTRA_PILOT_FRACTION),
+    ];
+    for (path, v, max) in per_cycle {
+        if v.is_finite() && v > max {
             p.push(Problem {
-                path: if s.panda.is_some() && m.panda_jobs >= m.jobs { "panda" } else { "workload" }.into(),
+                path: path.into(),
                 message: format!(
-                    "a run would need about {:.1} GiB of memory ({}), more than the limit of {max_memory_gb} GiB; \
-                     run fewer jobs or a shorter scenario, or raise the limit with the environment variable {MEMORY_ENV} (e.g. {MEMORY_ENV}={:.0})",
-                    m.gib(),
-                    m.breakdown(),
-                    m.gib().ceil() + 1.0,
+                    "must be at most {max}, got {}: each director cycle may submit that many pilots, each a row of the pilot table",
+                    num(v)
                 ),
             });
         }
     }
-    p
+    let n = d.job_agent.stop_after_failed_matches;
+    if n > MAX_FAILED_MATCHES {
+        p.push(Problem {
+            path: "dirac.job_agent.stop_after_failed_matches".into(),
+            message: format!(
+                "must be at most {MAX_FAILED_MATCHES}, got {n}: a pilot at the end of its walltime asks that many times at one instant"
+            ),
+        });
+    }
+}
+
+/// The memory a run would need ([`MemoryEstimate`]) within `max_memory_gb` GiB, named at
+/// `panda` when PanDA's jobs are most of them, else at `workload`.
+fn memory_limit(s: &Scenario, max_memory_gb: f64, p: &mut Vec<Problem>) {
+    let m = MemoryEstimate::of(s);
+    if m.gib() > max_memory_gb {
+        p.push(Problem {
+            path: if s.panda.is_some() && m.panda_jobs >= m.jobs { "panda" } else { "workload" }.into(),
+            message: format!(
+                "a run would need about {:.1} GiB of memory ({}), more than the limit of {max_memory_gb} GiB; \
+                 run fewer jobs or a shorter scenario, or raise the limit with the environment variable {MEMORY_ENV} (e.g. {MEMORY_ENV}={:.0})",
+                m.gib(),
+                m.breakdown(),
+                m.gib().ceil() + 1.0,
+            ),
+        });
+    }
 }
 
 /// Counts that the model narrows to `u32` (job and task ids) or `u16` (indices of PanDA queues,

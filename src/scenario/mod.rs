@@ -9,6 +9,7 @@ pub mod cric;
 mod cric_check;
 pub mod dirac;
 pub mod dirac_cfg;
+mod dirac_check;
 pub mod effective;
 pub mod expect;
 pub mod factory;

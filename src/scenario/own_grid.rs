@@ -130,6 +130,47 @@ pub fn build(src: &Sources, opt: &Options) -> Result<String, String> {
 /// [`build`], with the importer's warnings about the queue and network JSON (fields it does
 /// not read, queues without GFLOPS given one slot).
 pub fn build_with_warnings(src: &Sources, opt: &Options) -> Result<(String, Vec<String>), String> {
+    check_options(src, opt)?;
+    let split = JobSplit::of(src, opt);
+    let cric_opt = |per_core: f64| CricOptions { gflops_per_core: per_core, default_mbps: opt.default_mbps };
+    let per_core = gflops_per_core(src, opt, &split)?;
+    let mut frag = cric::import(&src.cric, cric_opt(per_core)).map_err(|e| e.to_string())?;
+    if frag.sites.is_empty() {
+        return Err("the JSON files give no site: add a site_info.json or a CRIC pandaqueue dump".into());
+    }
+    let header = cric::header(&frag, cric_opt(per_core));
+    if opt.empty_links {
+        for l in &mut frag.network {
+            l.queued_files = 0;
+        }
+    }
+    let nuclei = if split.with_panda { nuclei(&frag, &opt.nuclei)? } else { Vec::new() };
+    let disk = |site: &str| first_disk(&frag, site);
+    let others: Vec<String> =
+        frag.sites.iter().filter(|s| !nuclei.iter().any(|(n, _)| n == &s.name)).filter_map(|s| disk(&s.name)).collect();
+
+    let mut s = String::new();
+    write_comments(&mut s, src, opt, &frag, &header);
+    write_run_and_grid(&mut s, src, opt, &frag);
+    if let Some((_, d)) = &src.dirac {
+        write_dirac(&mut s, d, split.dirac_jobs, split.active_s);
+    }
+    if split.with_panda {
+        let gdp = match &src.gdpconfig {
+            Some((_, g)) => Some(gdpconfig::to_ron_fragment(g)?),
+            None => None,
+        };
+        let w = PandaTemplate { jobs: split.panda_jobs, active_s: split.active_s, nuclei: &nuclei, others: &others };
+        write_panda(&mut s, &frag, gdp.as_deref(), &w);
+    }
+    let _ = writeln!(s, ")");
+    Ok((s, frag.warnings))
+}
+
+/// What the options and dumps must give before anything is imported: a template size in
+/// range, a DIRAC group that can have a stream, nuclei named once, some queue or network
+/// JSON, a run of at least an hour. The first that fails is the error.
+fn check_options(src: &Sources, opt: &Options) -> Result<(), String> {
     if !(MIN_JOBS..=MAX_JOBS).contains(&opt.jobs) {
         return Err(format!("--jobs {}: the workload template needs {MIN_JOBS} to {MAX_JOBS} jobs", opt.jobs));
     }
@@ -142,49 +183,58 @@ pub fn build_with_warnings(src: &Sources, opt: &Options) -> Result<(String, Vec<
     if let Some(n) = opt.nuclei.iter().find(|n| !seen.insert(n.as_str())) {
         return Err(format!("--nuclei: {n:?} given twice"));
     }
-    let with_panda = src.gdpconfig.is_some() || src.dirac.is_none();
-    let dirac_jobs = match (&src.dirac, with_panda) {
-        (None, _) => 0,
-        (Some(_), false) => opt.jobs,
-        (Some(_), true) => opt.jobs / 2,
-    };
-    let panda_jobs = if with_panda { opt.jobs - dirac_jobs } else { 0 };
-    let active_s = opt.duration_s * 6 / 7;
     if src.cric.is_empty() {
         return Err("the grid comes from queue and network JSON (--cric FILE...): none given".into());
     }
     if opt.duration_s < 3600 {
         return Err(format!("duration {} s: at least an hour", opt.duration_s));
     }
-    let cric_opt = |per_core: f64| CricOptions { gflops_per_core: per_core, default_mbps: opt.default_mbps };
-    let per_core = match opt.gflops_per_core {
-        Some(g) => g,
-        None => {
-            // First pass at 1 GFLOPS per core: the total GFLOPS, to rate a core for the slots.
-            let probe = cric::import(&src.cric, cric_opt(1.0)).map_err(|e| e.to_string())?;
-            let gflops: f64 = probe.sites.iter().flat_map(|s| &s.ces).map(|c| f64::from(c.slots)).sum();
-            let core_h = panda_jobs as f64 * PANDA_CORE_H + dirac_jobs as f64 * dirac_core_h();
-            let needed = (core_h / (TARGET_LOAD * active_s as f64 / 3600.0)).ceil() as u64;
-            let slots = opt.slots.unwrap_or(needed).max(1);
-            (gflops / slots as f64).max(1.0)
-        }
-    };
-    let mut frag = cric::import(&src.cric, cric_opt(per_core)).map_err(|e| e.to_string())?;
-    if frag.sites.is_empty() {
-        return Err("the JSON files give no site: add a site_info.json or a CRIC pandaqueue dump".into());
-    }
-    let header = cric::header(&frag, cric_opt(per_core));
-    if opt.empty_links {
-        for l in &mut frag.network {
-            l.queued_files = 0;
-        }
-    }
-    let nuclei = if with_panda { nuclei(&frag, &opt.nuclei)? } else { Vec::new() };
-    let disk = |site: &str| first_disk(&frag, site);
-    let others: Vec<String> =
-        frag.sites.iter().filter(|s| !nuclei.iter().any(|(n, _)| n == &s.name)).filter_map(|s| disk(&s.name)).collect();
+    Ok(())
+}
 
-    let mut s = String::new();
+/// How the template's jobs are shared between the WMSs, and when they arrive.
+struct JobSplit {
+    /// PanDA is written unless only a DIRAC CS is given.
+    with_panda: bool,
+    /// All the jobs with DIRAC alone, half of them with both.
+    dirac_jobs: u64,
+    panda_jobs: u64,
+    /// The streams arrive over the first six sevenths of the run.
+    active_s: u64,
+}
+
+impl JobSplit {
+    fn of(src: &Sources, opt: &Options) -> Self {
+        let with_panda = src.gdpconfig.is_some() || src.dirac.is_none();
+        let dirac_jobs = match (&src.dirac, with_panda) {
+            (None, _) => 0,
+            (Some(_), false) => opt.jobs,
+            (Some(_), true) => opt.jobs / 2,
+        };
+        let panda_jobs = if with_panda { opt.jobs - dirac_jobs } else { 0 };
+        Self { with_panda, dirac_jobs, panda_jobs, active_s: opt.duration_s * 6 / 7 }
+    }
+}
+
+/// GFLOPS of one core: the option's, else what scales the grid to `--slots` or to the slots
+/// the template's jobs need at [`TARGET_LOAD`] (a first import at 1 GFLOPS per core gives the
+/// total GFLOPS).
+fn gflops_per_core(src: &Sources, opt: &Options, split: &JobSplit) -> Result<f64, String> {
+    if let Some(g) = opt.gflops_per_core {
+        return Ok(g);
+    }
+    let probe = cric::import(&src.cric, CricOptions { gflops_per_core: 1.0, default_mbps: opt.default_mbps })
+        .map_err(|e| e.to_string())?;
+    let gflops: f64 = probe.sites.iter().flat_map(|s| &s.ces).map(|c| f64::from(c.slots)).sum();
+    let core_h = split.panda_jobs as f64 * PANDA_CORE_H + split.dirac_jobs as f64 * dirac_core_h();
+    let needed = (core_h / (TARGET_LOAD * split.active_s as f64 / 3600.0)).ceil() as u64;
+    let slots = opt.slots.unwrap_or(needed).max(1);
+    Ok((gflops / slots as f64).max(1.0))
+}
+
+/// The opening comments: what made the file, the dumps it cites, the importer's `header`
+/// (forms and counts), how the grid was sized, and how to go on.
+fn write_comments(s: &mut String, src: &Sources, opt: &Options, frag: &cric::Fragment, header: &str) {
     let _ = writeln!(s, "// {}", opt.made_by);
     for (name, _) in &src.cric {
         let _ = writeln!(s, "//   grid: {name}");
@@ -195,7 +245,7 @@ pub fn build_with_warnings(src: &Sources, opt: &Options) -> Result<(String, Vec<
     if let Some((name, d)) = &src.dirac {
         let _ = writeln!(s, "//   DIRAC groups: {name} ({} groups)", d.groups.len());
     }
-    s += &header;
+    *s += header;
     let slots: u64 = frag.sites.iter().flat_map(|x| &x.ces).map(|c| u64::from(c.slots)).sum();
     if opt.gflops_per_core.is_none() {
         let _ = writeln!(
@@ -214,6 +264,11 @@ pub fn build_with_warnings(src: &Sources, opt: &Options) -> Result<(String, Vec<
         s,
         "// CPU times, inputs) to your own. Check with `pilotsim validate FILE`, run with `pilotsim run FILE`."
     );
+}
+
+/// `Scenario(` and its first fields: name, description, seed, the run's span and sampling,
+/// then the grid (sites, storages, network).
+fn write_run_and_grid(s: &mut String, src: &Sources, opt: &Options, frag: &cric::Fragment) {
     let _ = writeln!(s, "Scenario(");
     let _ = writeln!(s, "    name: {:?},", opt.name);
     let description =
@@ -226,19 +281,6 @@ pub fn build_with_warnings(src: &Sources, opt: &Options) -> Result<(String, Vec<
     let _ = writeln!(s, "    sites: {},", pretty(&frag.sites));
     let _ = writeln!(s, "    storages: {},", pretty(&frag.storages));
     let _ = writeln!(s, "    network: {},", pretty(&frag.network));
-    if let Some((_, d)) = &src.dirac {
-        write_dirac(&mut s, d, dirac_jobs, active_s);
-    }
-    if with_panda {
-        let gdp = match &src.gdpconfig {
-            Some((_, g)) => Some(gdpconfig::to_ron_fragment(g)?),
-            None => None,
-        };
-        let w = PandaTemplate { jobs: panda_jobs, active_s, nuclei: &nuclei, others: &others };
-        write_panda(&mut s, &frag, gdp.as_deref(), &w);
-    }
-    let _ = writeln!(s, ")");
-    Ok((s, frag.warnings))
 }
 
 /// The dumps' file names, for the description.

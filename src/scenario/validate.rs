@@ -8,8 +8,10 @@ use std::collections::BTreeSet;
 use super::dirac::DiracConfig;
 use super::expect::parse_threshold;
 use super::types::{Arrival, Distribution, Scenario};
-use crate::dirac::corrector::{self, CorrectorVariant};
-use crate::dirac::priority::{JOB_SHARING, JOB_SHARING_CS, is_job_sharing_property};
+use crate::dirac::corrector::CorrectorVariant;
+use crate::grid::config::Ce;
+use crate::grid::gpu::MAX_GPU_KINDS;
+use crate::grid::network::{Network, NetworkError};
 
 /// One semantic problem: the field path and what is wrong with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -154,9 +156,36 @@ pub fn name_problem(name: &str) -> Option<String> {
     None
 }
 
-/// Every check but the one of non-finite numbers ([`validate`]).
+/// Every check but the one of non-finite numbers ([`validate`]), in the order their problems
+/// are listed: the scenario's own fields, the grid, the pilot factories, the WMS sections, the
+/// expectations, then the limits of a run.
 fn fields(s: &Scenario) -> Vec<Problem> {
     let mut c = Checker::default();
+    check_name_and_output(&mut c, s);
+    let grid = check_grid(&mut c, s);
+    check_network(&mut c, s, &grid.sites);
+    let storages = storages(&mut c, s, &grid.sites);
+    super::factory::check(&mut c, s);
+    if let Some(p) = &s.panda {
+        super::panda::check::check(&mut c, s, p, &grid.sites, &storages);
+    }
+    match &s.dirac {
+        Some(d) => super::dirac_check::check(&mut c, s, d, &grid),
+        None if s.panda.is_some() => check_panda_only(&mut c, s),
+        None => {
+            c.fail("dirac", "no WMS section: a scenario needs `dirac: (groups: [...])` or `panda: (queues: [...])` (the pilot factory comes next)");
+            // Checked as an empty `dirac: ()`, so that what it lacks (groups, pools) is named too.
+            super::dirac_check::check(&mut c, s, &DiracConfig::default(), &grid);
+        }
+    }
+    check_expect(&mut c, s);
+    c.problems.extend(super::limits::problems(s)); // periods, sizes, memory: see limits.rs
+    c.problems
+}
+
+/// The name (it names the output directory) and the run's span and sampling: a warm-up
+/// shorter than the run, a convergence tolerance that is a fraction.
+fn check_name_and_output(c: &mut Checker, s: &Scenario) {
     if let Some(m) = name_problem(&s.name) {
         c.fail("name", m);
     }
@@ -167,13 +196,23 @@ fn fields(s: &Scenario) -> Vec<Problem> {
     }
     c.positive("output.sample_interval_s", s.output.sample_interval_s);
     c.probability("output.convergence_tolerance", s.output.convergence_tolerance);
+}
 
-    // Grid.
+/// The names of the grid that other sections refer to.
+pub(in crate::scenario) struct GridNames<'a> {
+    pub(in crate::scenario) sites: BTreeSet<&'a str>,
+    pub(in crate::scenario) ces: BTreeSet<&'a str>,
+    pub(in crate::scenario) platforms: BTreeSet<&'a str>,
+}
+
+/// Sites: at least one, unique names, each with a CE; CE names unique over the grid, each CE's
+/// fields ([`check_ce`]). Returns the grid's names.
+fn check_grid<'a>(c: &mut Checker, s: &'a Scenario) -> GridNames<'a> {
     if s.sites.is_empty() {
         c.fail("sites", "a scenario needs at least one site");
     }
     let sites = c.unique("sites", "site", s.sites.iter().map(|x| x.name.as_str()));
-    let mut ce_names = BTreeSet::new();
+    let mut ces = BTreeSet::new();
     let mut platforms = BTreeSet::new();
     for (i, site) in s.sites.iter().enumerate() {
         if site.ces.is_empty() {
@@ -181,42 +220,47 @@ fn fields(s: &Scenario) -> Vec<Problem> {
         }
         for (j, ce) in site.ces.iter().enumerate() {
             let p = format!("sites[{i}].ces[{j}]");
-            if !ce_names.insert(ce.name.as_str()) {
+            if !ces.insert(ce.name.as_str()) {
                 c.fail(format!("{p}.name"), format!("duplicate CE name {:?}", ce.name));
             }
             platforms.insert(ce.platform.as_str());
-            c.count(&format!("{p}.slots"), u64::from(ce.slots));
-            c.count(&format!("{p}.memory_per_core_mb"), u64::from(ce.memory_per_core_mb));
-            c.positive(&format!("{p}.max_walltime_s"), ce.max_walltime_s);
-            c.positive(&format!("{p}.cpu_power"), ce.cpu_power);
-            c.distribution(&format!("{p}.pilot_wait"), &ce.pilot_wait);
-            c.distribution(&format!("{p}.abort_delay"), &ce.abort_delay);
-            c.probability(&format!("{p}.abort_probability"), ce.abort_probability);
-            c.probability(&format!("{p}.stuck_probability"), ce.stuck_probability);
-            c.probability(&format!("{p}.pilot_failure_probability"), ce.pilot_failure_probability);
-            // A cap of 0 would refuse every pilot: leave the field out for no cap.
-            for (field, cap) in [("max_waiting_jobs", ce.max_waiting_jobs), ("max_total_jobs", ce.max_total_jobs)] {
-                if let Some(v) = cap {
-                    c.count(&format!("{p}.{field}"), u64::from(v));
-                }
-            }
-            if ce.gpus.len() > crate::grid::gpu::MAX_GPU_KINDS {
-                c.fail(
-                    format!("{p}.gpus"),
-                    format!(
-                        "{} kinds of GPU node: a CE has at most {}",
-                        ce.gpus.len(),
-                        crate::grid::gpu::MAX_GPU_KINDS
-                    ),
-                );
-            }
-            for (k, g) in ce.gpus.iter().enumerate() {
-                c.count(&format!("{p}.gpus[{k}].gpus_per_node"), u64::from(g.gpus_per_node));
-                c.count(&format!("{p}.gpus[{k}].vram_mb"), u64::from(g.vram_mb));
-                c.count(&format!("{p}.gpus[{k}].nodes"), u64::from(g.nodes));
-            }
+            check_ce(c, &p, ce);
         }
     }
+    GridNames { sites, ces, platforms }
+}
+
+/// One CE's numbers at `p`: slots, memory, walltime and CPU power, its delays and
+/// probabilities, its job caps (0 would refuse every pilot) and GPU nodes.
+fn check_ce(c: &mut Checker, p: &str, ce: &Ce) {
+    c.count(&format!("{p}.slots"), u64::from(ce.slots));
+    c.count(&format!("{p}.memory_per_core_mb"), u64::from(ce.memory_per_core_mb));
+    c.positive(&format!("{p}.max_walltime_s"), ce.max_walltime_s);
+    c.positive(&format!("{p}.cpu_power"), ce.cpu_power);
+    c.distribution(&format!("{p}.pilot_wait"), &ce.pilot_wait);
+    c.distribution(&format!("{p}.abort_delay"), &ce.abort_delay);
+    c.probability(&format!("{p}.abort_probability"), ce.abort_probability);
+    c.probability(&format!("{p}.stuck_probability"), ce.stuck_probability);
+    c.probability(&format!("{p}.pilot_failure_probability"), ce.pilot_failure_probability);
+    // A cap of 0 would refuse every pilot: leave the field out for no cap.
+    for (field, cap) in [("max_waiting_jobs", ce.max_waiting_jobs), ("max_total_jobs", ce.max_total_jobs)] {
+        if let Some(v) = cap {
+            c.count(&format!("{p}.{field}"), u64::from(v));
+        }
+    }
+    if ce.gpus.len() > MAX_GPU_KINDS {
+        c.fail(format!("{p}.gpus"), format!("{} kinds of GPU node: a CE has at most {}", ce.gpus.len(), MAX_GPU_KINDS));
+    }
+    for (k, g) in ce.gpus.iter().enumerate() {
+        c.count(&format!("{p}.gpus[{k}].gpus_per_node"), u64::from(g.gpus_per_node));
+        c.count(&format!("{p}.gpus[{k}].vram_mb"), u64::from(g.vram_mb));
+        c.count(&format!("{p}.gpus[{k}].nodes"), u64::from(g.nodes));
+    }
+}
+
+/// Network links between known sites, with numbers in range; then what only building the
+/// network finds (a second link between the same sites, too many links).
+fn check_network(c: &mut Checker, s: &Scenario, sites: &BTreeSet<&str>) {
     for (i, l) in s.network.iter().enumerate() {
         let p = format!("network[{i}]");
         for (field, site) in [("from", &l.from), ("to", &l.to)] {
@@ -233,12 +277,8 @@ fn fields(s: &Scenario) -> Vec<Problem> {
             c.fail(format!("{p}.max_active_transfers"), "must be at least 1 (or absent: FTS's 60)");
         }
     }
-
-    // What only building the network finds (a second link between the same sites).
-    if let Err(
-        e @ (crate::grid::network::NetworkError::DuplicateLink { .. }
-        | crate::grid::network::NetworkError::TooManyLinks),
-    ) = crate::grid::network::Network::from_sites(&s.sites, &s.network)
+    if let Err(e @ (NetworkError::DuplicateLink { .. } | NetworkError::TooManyLinks)) =
+        Network::from_sites(&s.sites, &s.network)
     {
         let msg = e.to_string();
         match msg.split_once(": ") {
@@ -246,163 +286,26 @@ fn fields(s: &Scenario) -> Vec<Problem> {
             _ => c.fail("network".to_string(), msg),
         }
     }
-    let storages = storages(&mut c, s, &sites);
+}
 
-    super::factory::check(&mut c, s);
-    // The WMS sections: at least one.
-    if let Some(p) = &s.panda {
-        super::panda::check::check(&mut c, s, p, &sites, &storages);
-    }
-    let none = DiracConfig::default();
-    let d = match &s.dirac {
-        Some(d) => d,
-        None if s.panda.is_some() => {
-            if !s.workload.is_empty() {
-                c.fail(
-                    "workload",
-                    "these job streams are DIRAC's and the scenario has no `dirac` section: a PanDA-only scenario writes its workload under panda.tasks, panda.analysis and panda.replay",
-                );
-            }
-            for (i, t) in s.expect.thresholds.iter().enumerate() {
-                if let Err(e) = parse_threshold(t) {
-                    c.fail(format!("expect.thresholds[{i}]"), e);
-                }
-            }
-            c.count("expect.replicas", u64::from(s.expect.replicas));
-            c.problems.extend(super::limits::problems(s));
-            return c.problems;
-        }
-        None => {
-            c.fail("dirac", "no WMS section: a scenario needs `dirac: (groups: [...])` or `panda: (queues: [...])` (the pilot factory comes next)");
-            &none
-        }
-    };
-
-    // DIRAC.
-    if d.groups.is_empty() {
-        c.fail("dirac.groups", "at least one group is needed");
-    }
-    let groups = c.unique("dirac.groups", "group", d.groups.iter().map(|g| g.name.as_str()));
-    for (i, g) in d.groups.iter().enumerate() {
-        c.non_negative(&format!("dirac.groups[{i}].job_share"), g.job_share);
-        for (k, prop) in g.properties.iter().enumerate() {
-            let loose = |p: &str| p.replace('_', "").eq_ignore_ascii_case("JOBSHARING");
-            if loose(prop) && !is_job_sharing_property(prop) {
-                c.fail(
-                    format!("dirac.groups[{i}].properties[{k}]"),
-                    format!("write DIRAC's {JOB_SHARING_CS:?} (or the seeds' {JOB_SHARING:?}), got {prop:?}"),
-                );
-            }
-        }
-    }
-    if !d.groups.is_empty() && d.groups.iter().all(|g| g.job_share == 0.0) {
-        c.fail("dirac.groups", "every JobShare is 0: no group could ever be given a pilot");
-    }
-    let sc = &d.share_corrections;
-    for (path, msg) in corrector::validate_share_corrections(sc) {
-        c.fail(format!("dirac.share_corrections.{path}"), msg);
-    }
-    for (i, inst) in sc.instances.iter().enumerate() {
-        let p = format!("dirac.share_corrections.instances[{i}]");
-        if let Some(g) = &inst.group {
-            match d.groups.iter().find(|x| &x.name == g) {
-                None => c.fail(format!("{p}.group"), format!("unknown group {g:?} (known: {})", list(&groups))),
-                Some(x) if x.job_sharing() => c.fail(
-                    format!("{p}.group"),
-                    format!("group {g:?} has JOB_SHARING: its share is not split among users, so a per-user corrector is meaningless (seed 002)"),
-                ),
-                Some(_) => {}
-            }
-        }
-    }
-    if sc.enabled && sc.instances.is_empty() {
+/// A PanDA-only scenario has no DIRAC job streams: its workload is written under `panda`.
+fn check_panda_only(c: &mut Checker, s: &Scenario) {
+    if !s.workload.is_empty() {
         c.fail(
-            "dirac.share_corrections.instances",
-            "EnableSharesCorrection is on but no corrector instance is defined",
+            "workload",
+            "these job streams are DIRAC's and the scenario has no `dirac` section: a PanDA-only scenario writes its workload under panda.tasks, panda.analysis and panda.replay",
         );
     }
-    let rules = d.rules();
-    for msg in rules.cpu_segments.problems() {
-        c.fail("dirac.task_queues.cpu_segments", msg);
-    }
-    c.count("dirac.matcher.jobs_per_level", u64::from(rules.matching.jobs_per_level));
-    let dir = &d.director;
-    c.positive("dirac.director.pilots_per_iteration", dir.pilots_per_iteration);
-    c.non_negative("dirac.director.lowest_cpu_boost_s", dir.lowest_cpu_boost_s);
-    c.non_negative("dirac.director.extra_pilot_fraction", dir.extra_pilot_fraction);
-    c.positive("dirac.director.max_pilot_waiting_hours", dir.max_pilot_waiting_hours);
-    c.probability("dirac.director.private_pilot_fraction", dir.private_pilot_fraction);
-    c.count("dirac.director.max_jobs_in_fill_mode", u64::from(dir.max_jobs_in_fill_mode));
-    let pools =
-        c.unique("dirac.director.submit_pools", "submit pool", dir.submit_pools.iter().map(|p| p.name.as_str()));
-    for (i, pool) in dir.submit_pools.iter().enumerate() {
-        c.known(&format!("dirac.director.submit_pools[{i}].ces"), "CE", &pool.ces, &ce_names);
-    }
-    if dir.default_submit_pools.is_empty() {
-        c.fail("dirac.director.default_submit_pools", "at least one default submit pool is needed");
-    }
-    c.known("dirac.director.default_submit_pools", "submit pool", &dir.default_submit_pools, &pools);
-    let ja = &d.job_agent;
-    c.non_negative("dirac.job_agent.minimum_time_left", ja.minimum_time_left);
-    c.non_negative("dirac.job_agent.stop_margin_s", ja.stop_margin_s);
-    c.positive("dirac.pilot_status.pilot_stalled_days", d.pilot_status.pilot_stalled_days);
+}
 
-    // Workload.
-    if s.workload.is_empty() {
-        c.fail("workload", "at least one job stream is needed");
-    }
-    c.unique("workload", "job stream", s.workload.iter().map(|w| w.name.as_str()));
-    for (i, w) in s.workload.iter().enumerate() {
-        let p = format!("workload[{i}]");
-        match d.groups.iter().find(|g| g.name == w.group) {
-            None => c.fail(format!("{p}.group"), format!("unknown group {:?} (known: {})", w.group, list(&groups))),
-            Some(g) if !g.users.is_empty() && !g.users.contains(&w.owner) => c.fail(
-                format!("{p}.owner"),
-                format!("user {:?} is not in group {:?} (users: {})", w.owner, g.name, g.users.join(", ")),
-            ),
-            Some(_) => {}
-        }
-        c.count(&format!("{p}.count"), u64::from(w.count));
-        c.arrival(&format!("{p}.arrival"), &w.arrival);
-        c.distribution(&format!("{p}.cpu_work"), &w.cpu_work);
-        c.positive(&format!("{p}.cpu_time"), w.cpu_time);
-        if w.user_priority > 10 {
-            c.fail(format!("{p}.user_priority"), format!("must be 0..=10 (JDL Priority), got {}", w.user_priority));
-        }
-        c.known(&format!("{p}.sites"), "site", &w.sites, &sites);
-        c.known(&format!("{p}.banned_sites"), "site", &w.banned_sites, &sites);
-        c.known(&format!("{p}.grid_ces"), "CE", &w.grid_ces, &ce_names);
-        c.known(&format!("{p}.platforms"), "platform", &w.platforms, &platforms);
-        c.known(&format!("{p}.submit_pools"), "submit pool", &w.submit_pools, &pools);
-        for (k, t) in w.pilot_types.iter().enumerate() {
-            if t.to_lowercase() != "private" {
-                c.fail(
-                    format!("{p}.pilot_types[{k}]"),
-                    format!("the only pilot type is \"private\" (seed 000), got {t:?}"),
-                );
-            }
-        }
-        c.probability(&format!("{p}.failure_probability"), w.failure_probability);
-        if c.problems.is_empty() && !stream_can_run_somewhere(s, d, i) {
-            c.fail(
-                p.clone(),
-                format!(
-                    "no CE can run stream {:?}: check its sites, platforms, CEs, tags and CPU time (segment {} s) against every CE's CPU capacity",
-                    w.name,
-                    rules.cpu_segments.fit(w.cpu_time)
-                ),
-            );
-        }
-    }
-
+/// What `pilotsim check` reads: thresholds it can parse, at least one replica.
+fn check_expect(c: &mut Checker, s: &Scenario) {
     for (i, t) in s.expect.thresholds.iter().enumerate() {
         if let Err(e) = parse_threshold(t) {
             c.fail(format!("expect.thresholds[{i}]"), e);
         }
     }
     c.count("expect.replicas", u64::from(s.expect.replicas));
-    c.problems.extend(super::limits::problems(s)); // periods, sizes, memory: see limits.rs
-    c.problems
 }
 
 /// The top-level storage endpoints: unique names, known sites, sizes that add up. Returns the
@@ -472,20 +375,6 @@ pub fn warnings(s: &Scenario) -> Vec<Problem> {
         out.push(Problem { path: "dirac.cfg_file".into(), message: w.clone() });
     }
     out
-}
-
-/// True if at least one CE satisfies the stream's site, CE, platform, tag (and `RequiredTag`)
-/// and CPU requirements.
-fn stream_can_run_somewhere(s: &Scenario, d: &DiracConfig, i: usize) -> bool {
-    let w = &s.workload[i];
-    let segment = d.rules().cpu_segments.fit(w.cpu_time);
-    let ja = &d.job_agent;
-    s.sites.iter().any(|site| {
-        site.ces.iter().any(|ce| {
-            super::gpu_check::ce_matches_stream(w, site, ce)
-                && ja.cpu_time_left(ce.max_walltime_s, 0.0, ce.cpu_power) >= segment
-        })
-    })
 }
 
 #[cfg(test)]

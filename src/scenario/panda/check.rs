@@ -7,16 +7,19 @@
 
 use std::collections::BTreeSet;
 
-use super::PandaConfig;
 use super::queue::{ACTIVITIES, CAPABILITIES};
+use super::replay::Outcome;
 use super::workload::DatasetConfig;
+use super::{AnalysisStream, PandaConfig, PandaQueue, ProductionStream, ReplayStream};
 use crate::panda::arch::{ArchVariant, TaskArch};
 use crate::panda::gshare::{ShareNode, leaves};
-use crate::panda::harvester::config::MapType;
-use crate::panda::job_broker::FairsharePolicy;
+use crate::panda::harvester::config::{ActivateWorkerFactor, MapType, SubmitterSettings};
 use crate::panda::{anal_broker, job_broker, timeouts};
 use crate::scenario::types::Scenario;
-use crate::scenario::validate::{Checker, Problem, list};
+use crate::scenario::validate::{Checker, list};
+
+mod warnings;
+pub use warnings::warnings;
 
 /// Names of every node of the share tree, with their paths, depth first.
 fn share_nodes<'a>(nodes: &'a [ShareNode], path: &str, out: &mut Vec<(String, &'a ShareNode)>) {
@@ -74,11 +77,31 @@ pub(in crate::scenario) fn check(
     sites: &BTreeSet<&str>,
     storages: &BTreeSet<&str>,
 ) {
-    let rules = p.rules();
-
     // Agent periods are `Period`s: at least a second, refused when the scenario is read.
+    check_modules(c, p);
+    check_harvester(c, &p.harvester);
+    let gshares = Gshares::check(c, p);
+    let nuclei = check_nuclei(c, p, sites, storages);
+    let queues = check_queues(c, s, p, sites, storages);
+    check_workload_has_queues(c, p);
+    let mut names = StreamNames::default();
+    let arch = p.rules().arch;
+    for (i, t) in p.tasks.iter().enumerate() {
+        check_task(c, &format!("panda.tasks[{i}]"), t, &mut names, &gshares, storages, arch);
+    }
+    for (i, a) in p.analysis.iter().enumerate() {
+        check_analysis(c, &format!("panda.analysis[{i}]"), a, &mut names, &gshares, storages, arch);
+    }
+    for (i, r) in p.replay.iter().enumerate() {
+        let path = format!("panda.replay[{i}]");
+        check_replay(c, &path, r, &mut names, &gshares, &queues, &nuclei);
+        replay_records(c, &path, r, &queues);
+    }
+}
 
-    // Module parameters: their own validation, and no variant written inside them.
+/// Module parameters: each module's own validation, and no variant written inside them (the
+/// variant is filled from `panda.variant` and `panda.variants`).
+fn check_modules(c: &mut Checker, p: &PandaConfig) {
     let module_checks = [
         ("panda.gdpconfig.job_broker", job_broker::validate(&p.gdpconfig.job_broker)),
         ("panda.gdpconfig.anal_broker", anal_broker::validate(&p.gdpconfig.anal_broker)),
@@ -104,7 +127,11 @@ pub(in crate::scenario) fn check(
             );
         }
     }
-    let h = &p.harvester;
+}
+
+/// Harvester's settings: threads and queues at least 1, loop periods above 0 s (a 0 s cycle
+/// would fire for ever at one instant), a static `activateWorkerFactor` ≥ 0.
+fn check_harvester(c: &mut Checker, h: &SubmitterSettings) {
     c.count("panda.harvester.nThreads", u64::from(h.n_threads));
     c.count("panda.harvester.nQueues", u64::from(h.n_queues));
     for (field, v) in [
@@ -116,38 +143,66 @@ pub(in crate::scenario) fn check(
         // Harvester's loop periods: a 0 s cycle would fire for ever at one instant (limits.rs).
         c.count(&format!("panda.harvester.{field}"), v);
     }
-    if let crate::panda::harvester::config::ActivateWorkerFactor::Static(x) = h.activate_worker_factor
+    if let ActivateWorkerFactor::Static(x) = h.activate_worker_factor
         && !(x.is_finite() && x >= 0.0)
     {
         c.fail("panda.harvester.activateWorkerFactor", format!("must be a number ≥ 0 or Auto, got {x}"));
     }
+}
 
-    // Global shares.
-    let mut nodes = Vec::new();
-    share_nodes(&p.gshares, "panda.gshares", &mut nodes);
-    let mut seen = BTreeSet::new();
-    for (path, n) in &nodes {
-        if n.name.trim().is_empty() {
-            c.fail(format!("{path}.name"), "a share needs a name");
-        } else if !seen.insert(n.name.as_str()) {
-            c.fail(format!("{path}.name"), format!("duplicate share name {:?} (PanDA keys shares by name)", n.name));
+/// The global shares' names: every node's, and the leaves', which tasks name.
+struct Gshares<'a> {
+    names: BTreeSet<&'a str>,
+    leaves: BTreeSet<String>,
+}
+
+impl<'a> Gshares<'a> {
+    /// Every node of the share tree with a name unique over the tree (PanDA keys shares by
+    /// name) and a value ≥ 0. Returns the names.
+    fn check(c: &mut Checker, p: &'a PandaConfig) -> Self {
+        let mut nodes = Vec::new();
+        share_nodes(&p.gshares, "panda.gshares", &mut nodes);
+        let mut names = BTreeSet::new();
+        for (path, n) in &nodes {
+            if n.name.trim().is_empty() {
+                c.fail(format!("{path}.name"), "a share needs a name");
+            } else if !names.insert(n.name.as_str()) {
+                c.fail(
+                    format!("{path}.name"),
+                    format!("duplicate share name {:?} (PanDA keys shares by name)", n.name),
+                );
+            }
+            c.non_negative(&format!("{path}.value"), n.value);
         }
-        c.non_negative(&format!("{path}.value"), n.value);
+        Self { names, leaves: leaves(&p.gshares).into_iter().map(|l| l.name).collect() }
     }
-    let leaf_names: Vec<String> = leaves(&p.gshares).into_iter().map(|l| l.name).collect();
-    let leaf_set: BTreeSet<&str> = leaf_names.iter().map(String::as_str).collect();
-    let gshare = |c: &mut Checker, path: String, g: &str| {
+
+    /// The leaves' names.
+    fn leaf_set(&self) -> BTreeSet<&str> {
+        self.leaves.iter().map(String::as_str).collect()
+    }
+
+    /// `g` (at `path`) names a leaf: tasks count for leaves only.
+    fn check_leaf(&self, c: &mut Checker, path: String, g: &str) {
+        let leaf_set = self.leaf_set();
         if !leaf_set.contains(g) {
-            let what = if seen.contains(g) {
+            let what = if self.names.contains(g) {
                 "is not a leaf of panda.gshares (tasks name leaves)"
             } else {
                 "is not in panda.gshares"
             };
             c.fail(path, format!("gshare {g:?} {what} (leaves: {})", list(&leaf_set)));
         }
-    };
+    }
+}
 
-    // Nuclei.
+/// Nuclei: each at a known site, one per site, with known storages. Returns their sites.
+fn check_nuclei<'a>(
+    c: &mut Checker,
+    p: &'a PandaConfig,
+    sites: &BTreeSet<&str>,
+    storages: &BTreeSet<&str>,
+) -> BTreeSet<&'a str> {
     let mut nuclei = BTreeSet::new();
     for (i, n) in p.nuclei.iter().enumerate() {
         let path = format!("panda.nuclei[{i}]");
@@ -159,93 +214,117 @@ pub(in crate::scenario) fn check(
         c.known(&format!("{path}.output_storages"), "storage", &n.output_storages, storages);
         c.known(&format!("{path}.input_storages"), "storage", &n.input_storages, storages);
     }
+    nuclei
+}
 
-    // Queues.
+/// PanDA queues: at least one, unique names, each queue's fields ([`check_queue`]). Returns
+/// their names.
+fn check_queues<'a>(
+    c: &mut Checker,
+    s: &Scenario,
+    p: &'a PandaConfig,
+    sites: &BTreeSet<&str>,
+    storages: &BTreeSet<&str>,
+) -> BTreeSet<&'a str> {
     if p.queues.is_empty() {
         c.fail("panda.queues", "the panda section needs at least one PanDA queue");
     }
     let queues = c.unique("panda.queues", "PanDA queue", p.queues.iter().map(|q| q.name.as_str()));
     for (i, q) in p.queues.iter().enumerate() {
-        let path = format!("panda.queues[{i}]");
-        match s.sites.iter().find(|x| x.name == q.site) {
-            None => c.fail(format!("{path}.site"), format!("unknown site {:?} (known: {})", q.site, list(sites))),
-            Some(site) => {
-                let ces: BTreeSet<&str> = site.ces.iter().map(|ce| ce.name.as_str()).collect();
-                for (k, ce) in q.ces.iter().enumerate() {
-                    if !ces.contains(ce.as_str()) {
-                        c.fail(
-                            format!("{path}.ces[{k}]"),
-                            format!("site {:?} has no CE {ce:?} (its CEs: {})", q.site, list(&ces)),
-                        );
-                    }
+        check_queue(c, &format!("panda.queues[{i}]"), q, s, sites, storages);
+    }
+    queues
+}
+
+/// One queue at `path`: a known site and CEs of that site, CRIC attributes in range, known
+/// activities and storages, Harvester limits ≥ 0, a modelled `mapType`.
+fn check_queue(
+    c: &mut Checker,
+    path: &str,
+    q: &PandaQueue,
+    s: &Scenario,
+    sites: &BTreeSet<&str>,
+    storages: &BTreeSet<&str>,
+) {
+    match s.sites.iter().find(|x| x.name == q.site) {
+        None => c.fail(format!("{path}.site"), format!("unknown site {:?} (known: {})", q.site, list(sites))),
+        Some(site) => {
+            let ces: BTreeSet<&str> = site.ces.iter().map(|ce| ce.name.as_str()).collect();
+            for (k, ce) in q.ces.iter().enumerate() {
+                if !ces.contains(ce.as_str()) {
+                    c.fail(
+                        format!("{path}.ces[{k}]"),
+                        format!("site {:?} has no CE {ce:?} (its CEs: {})", q.site, list(&ces)),
+                    );
                 }
             }
         }
-        if let Some(cap) = &q.capability
-            && !CAPABILITIES.contains(&cap.as_str())
-        {
-            c.fail(format!("{path}.capability"), format!("expected one of {}, got {cap:?}", CAPABILITIES.join(", ")));
-        }
-        c.positive(&format!("{path}.corepower"), q.corepower);
-        if q.minrss > 0 && q.maxrss > 0 && q.minrss > q.maxrss {
-            c.fail(format!("{path}.maxrss"), format!("must be ≥ minrss ({} MB), got {} MB", q.minrss, q.maxrss));
-        }
-        if q.mintime > 0 && q.maxtime > 0 && q.mintime > q.maxtime {
-            c.fail(format!("{path}.maxtime"), format!("must be ≥ mintime ({} s), got {} s", q.mintime, q.maxtime));
-        }
-        if let Some(m) = q.maxinputsize
-            && m < -1
-        {
-            c.fail(format!("{path}.maxinputsize"), format!("must be MB ≥ 0, or -1 (always direct I/O), got {m}"));
-        }
-        if let Some(d) = q.maxdiskio
-            && !d.is_finite()
-        {
-            c.fail(format!("{path}.maxdiskio"), format!("must be a number of kB/s, got {d}"));
-        }
-        if let Some(x) = q.pledgedcpu
-            && !(x.is_finite() && (x >= 0.0 || x == -1.0))
-        {
-            c.fail(format!("{path}.pledgedcpu"), format!("must be ≥ 0, or -1 (opportunistic), got {x}"));
-        }
-        for (activity, rses) in &q.astorages {
-            if !ACTIVITIES.contains(&activity.as_str()) {
-                c.fail(
-                    format!("{path}.astorages[{activity:?}]"),
-                    format!("unknown activity {activity:?} (known: {})", ACTIVITIES.join(", ")),
-                );
-            }
-            c.known(&format!("{path}.astorages[{activity:?}]"), "storage", rses, storages);
-        }
-        for (field, v) in [
-            ("maxWorkers", q.harvester.max_workers),
-            ("nQueueLimitWorker", q.harvester.n_queue_limit_worker),
-            ("maxNewWorkersPerCycle", q.harvester.max_new_workers_per_cycle),
-        ] {
-            if let Some(v) = v
-                && v < 0
-            {
-                c.fail(format!("{path}.harvester.{field}"), format!("must be ≥ 0, got {v}"));
-            }
-        }
-        // Push with several jobs per worker or workers per job is not modelled (wms::panda::pilots).
-        if matches!(q.harvester.map_type, MapType::MultiJobs | MapType::MultiWorkers) {
+    }
+    if let Some(cap) = &q.capability
+        && !CAPABILITIES.contains(&cap.as_str())
+    {
+        c.fail(format!("{path}.capability"), format!("expected one of {}, got {cap:?}", CAPABILITIES.join(", ")));
+    }
+    c.positive(&format!("{path}.corepower"), q.corepower);
+    check_queue_limits(c, path, q);
+    for (activity, rses) in &q.astorages {
+        if !ACTIVITIES.contains(&activity.as_str()) {
             c.fail(
-                format!("{path}.harvester.mapType"),
-                "ManyToOne and OneToMany are not modelled: use OneToOne (push, one job per worker) or NoJob (pull)",
+                format!("{path}.astorages[{activity:?}]"),
+                format!("unknown activity {activity:?} (known: {})", ACTIVITIES.join(", ")),
             );
         }
+        c.known(&format!("{path}.astorages[{activity:?}]"), "storage", rses, storages);
     }
-
-    // Workload.
-    let mut names = BTreeSet::new();
-    let mut stream_name = |c: &mut Checker, path: String, n: &str| {
-        if n.trim().is_empty() {
-            c.fail(path, "a stream needs a name");
-        } else if !names.insert(n.to_string()) {
-            c.fail(path, format!("duplicate stream name {n:?} (names are unique over tasks, analysis and replay)"));
+    for (field, v) in [
+        ("maxWorkers", q.harvester.max_workers),
+        ("nQueueLimitWorker", q.harvester.n_queue_limit_worker),
+        ("maxNewWorkersPerCycle", q.harvester.max_new_workers_per_cycle),
+    ] {
+        if let Some(v) = v
+            && v < 0
+        {
+            c.fail(format!("{path}.harvester.{field}"), format!("must be ≥ 0, got {v}"));
         }
-    };
+    }
+    // Push with several jobs per worker or workers per job is not modelled (wms::panda::pilots).
+    if matches!(q.harvester.map_type, MapType::MultiJobs | MapType::MultiWorkers) {
+        c.fail(
+            format!("{path}.harvester.mapType"),
+            "ManyToOne and OneToMany are not modelled: use OneToOne (push, one job per worker) or NoJob (pull)",
+        );
+    }
+}
+
+/// A queue's CRIC limits: memory and time ranges the right way round, `maxinputsize`,
+/// `maxdiskio` and `pledgedcpu` in their ranges (-1 has its own meaning in two of them).
+fn check_queue_limits(c: &mut Checker, path: &str, q: &PandaQueue) {
+    if q.minrss > 0 && q.maxrss > 0 && q.minrss > q.maxrss {
+        c.fail(format!("{path}.maxrss"), format!("must be ≥ minrss ({} MB), got {} MB", q.minrss, q.maxrss));
+    }
+    if q.mintime > 0 && q.maxtime > 0 && q.mintime > q.maxtime {
+        c.fail(format!("{path}.maxtime"), format!("must be ≥ mintime ({} s), got {} s", q.mintime, q.maxtime));
+    }
+    if let Some(m) = q.maxinputsize
+        && m < -1
+    {
+        c.fail(format!("{path}.maxinputsize"), format!("must be MB ≥ 0, or -1 (always direct I/O), got {m}"));
+    }
+    if let Some(d) = q.maxdiskio
+        && !d.is_finite()
+    {
+        c.fail(format!("{path}.maxdiskio"), format!("must be a number of kB/s, got {d}"));
+    }
+    if let Some(x) = q.pledgedcpu
+        && !(x.is_finite() && (x >= 0.0 || x == -1.0))
+    {
+        c.fail(format!("{path}.pledgedcpu"), format!("must be ≥ 0, or -1 (opportunistic), got {x}"));
+    }
+}
+
+/// Production tasks are brokered to a nucleus and run on production (or unified) queues;
+/// analysis tasks run on analysis (or unified) queues: each kind of task needs its places.
+fn check_workload_has_queues(c: &mut Checker, p: &PandaConfig) {
     if !p.tasks.is_empty() {
         if p.nuclei.is_empty() {
             c.fail("panda.nuclei", "production tasks are brokered to a nucleus: at least one is needed");
@@ -257,97 +336,142 @@ pub(in crate::scenario) fn check(
     if !p.analysis.is_empty() && !p.queues.iter().any(|q| q.kind.analysis()) {
         c.fail("panda.queues", "analysis tasks need an analysis or unified queue");
     }
-    for (i, t) in p.tasks.iter().enumerate() {
-        let path = format!("panda.tasks[{i}]");
-        stream_name(c, format!("{path}.name"), &t.name);
-        c.count(&format!("{path}.count"), u64::from(t.count));
-        c.arrival(&format!("{path}.arrival"), &t.arrival);
-        datasets(c, &format!("{path}.inputs"), &t.inputs, storages);
-        c.count(&format!("{path}.n_events"), t.n_events);
-        match t.n_events_per_job {
-            Some(n) => c.count(&format!("{path}.n_events_per_job"), n),
-            None if !t.inputs.iter().any(|d| d.master) => c.fail(
-                format!("{path}.n_events_per_job"),
-                "a task without a master input dataset is split by events: give n_events_per_job",
-            ),
-            None => {}
+}
+
+/// The stream names seen so far: unique over tasks, analysis and replay.
+#[derive(Default)]
+struct StreamNames(BTreeSet<String>);
+
+impl StreamNames {
+    /// Stream name `n` (at `path`) is not empty and not seen before.
+    fn check(&mut self, c: &mut Checker, path: String, n: &str) {
+        if n.trim().is_empty() {
+            c.fail(path, "a stream needs a name");
+        } else if !self.0.insert(n.to_string()) {
+            c.fail(path, format!("duplicate stream name {n:?} (names are unique over tasks, analysis and replay)"));
         }
-        c.positive(&format!("{path}.cpu_time"), t.cpu_time);
-        c.count(&format!("{path}.core_count"), u64::from(t.core_count));
-        c.non_negative(&format!("{path}.ram_count"), t.ram_count);
-        c.non_negative(&format!("{path}.out_disk_count"), t.out_disk_count);
-        if let Some(io) = t.io_intensity {
-            c.non_negative(&format!("{path}.io_intensity"), io);
-        }
-        gshare(c, format!("{path}.gshare"), &t.gshare);
-        architecture(c, &format!("{path}.architecture"), &t.architecture, rules.arch);
-        c.probability(&format!("{path}.failure_probability"), t.failure_probability);
-        c.count(&format!("{path}.max_attempt"), u64::from(t.max_attempt));
     }
-    for (i, a) in p.analysis.iter().enumerate() {
-        let path = format!("panda.analysis[{i}]");
-        stream_name(c, format!("{path}.name"), &a.name);
-        if a.user.trim().is_empty() {
-            c.fail(format!("{path}.user"), "an analysis task needs a user");
-        }
-        c.count(&format!("{path}.count"), u64::from(a.count));
-        c.arrival(&format!("{path}.arrival"), &a.arrival);
-        c.count(&format!("{path}.jobs_per_task"), u64::from(a.jobs_per_task));
-        datasets(c, &format!("{path}.inputs"), &a.inputs, storages);
-        if let Some(x) = a.cpu_time {
-            c.positive(&format!("{path}.cpu_time"), x);
-        }
-        if let Some(n) = a.n_events_per_job {
-            c.count(&format!("{path}.n_events_per_job"), n);
-        }
-        c.count(&format!("{path}.core_count"), u64::from(a.core_count));
-        c.non_negative(&format!("{path}.ram_count"), a.ram_count);
-        if let Some(io) = a.io_intensity {
-            c.non_negative(&format!("{path}.io_intensity"), io);
-        }
-        gshare(c, format!("{path}.gshare"), &a.gshare);
-        architecture(c, &format!("{path}.architecture"), &a.architecture, rules.arch);
-        c.probability(&format!("{path}.failure_probability"), a.failure_probability);
-        c.count(&format!("{path}.max_attempt"), u64::from(a.max_attempt));
+}
+
+/// One production task stream at `path`: its counts, inputs, event split (by files of a master
+/// dataset, else by events), resources, gshare leaf and architecture.
+fn check_task(
+    c: &mut Checker,
+    path: &str,
+    t: &ProductionStream,
+    names: &mut StreamNames,
+    gshares: &Gshares,
+    storages: &BTreeSet<&str>,
+    arch: ArchVariant,
+) {
+    names.check(c, format!("{path}.name"), &t.name);
+    c.count(&format!("{path}.count"), u64::from(t.count));
+    c.arrival(&format!("{path}.arrival"), &t.arrival);
+    datasets(c, &format!("{path}.inputs"), &t.inputs, storages);
+    c.count(&format!("{path}.n_events"), t.n_events);
+    match t.n_events_per_job {
+        Some(n) => c.count(&format!("{path}.n_events_per_job"), n),
+        None if !t.inputs.iter().any(|d| d.master) => c.fail(
+            format!("{path}.n_events_per_job"),
+            "a task without a master input dataset is split by events: give n_events_per_job",
+        ),
+        None => {}
     }
-    for (i, r) in p.replay.iter().enumerate() {
-        let path = format!("panda.replay[{i}]");
-        stream_name(c, format!("{path}.name"), &r.name);
-        if r.file.trim().is_empty() {
-            c.fail(format!("{path}.file"), "a replay stream needs a CSV file");
-        }
-        c.non_negative(&format!("{path}.start_s"), r.start_s);
-        if let Some(q) = &r.queue
-            && !queues.contains(q.as_str())
-        {
-            c.fail(format!("{path}.queue"), format!("unknown PanDA queue {q:?} (known: {})", list(&queues)));
-        }
-        match &r.gshare {
-            Some(g) => gshare(c, format!("{path}.gshare"), g),
-            None if leaf_set.len() != 1 => c.fail(
-                format!("{path}.gshare"),
-                format!(
-                    "job records carry no gshare: name the leaf their jobs count for (panda.gshares has {} leaves: {})",
-                    leaf_set.len(),
-                    list(&leaf_set)
-                ),
+    c.positive(&format!("{path}.cpu_time"), t.cpu_time);
+    c.count(&format!("{path}.core_count"), u64::from(t.core_count));
+    c.non_negative(&format!("{path}.ram_count"), t.ram_count);
+    c.non_negative(&format!("{path}.out_disk_count"), t.out_disk_count);
+    if let Some(io) = t.io_intensity {
+        c.non_negative(&format!("{path}.io_intensity"), io);
+    }
+    gshares.check_leaf(c, format!("{path}.gshare"), &t.gshare);
+    architecture(c, &format!("{path}.architecture"), &t.architecture, arch);
+    c.probability(&format!("{path}.failure_probability"), t.failure_probability);
+    c.count(&format!("{path}.max_attempt"), u64::from(t.max_attempt));
+}
+
+/// One analysis task stream at `path`: a user, its counts, inputs, resources, gshare leaf and
+/// architecture.
+fn check_analysis(
+    c: &mut Checker,
+    path: &str,
+    a: &AnalysisStream,
+    names: &mut StreamNames,
+    gshares: &Gshares,
+    storages: &BTreeSet<&str>,
+    arch: ArchVariant,
+) {
+    names.check(c, format!("{path}.name"), &a.name);
+    if a.user.trim().is_empty() {
+        c.fail(format!("{path}.user"), "an analysis task needs a user");
+    }
+    c.count(&format!("{path}.count"), u64::from(a.count));
+    c.arrival(&format!("{path}.arrival"), &a.arrival);
+    c.count(&format!("{path}.jobs_per_task"), u64::from(a.jobs_per_task));
+    datasets(c, &format!("{path}.inputs"), &a.inputs, storages);
+    if let Some(x) = a.cpu_time {
+        c.positive(&format!("{path}.cpu_time"), x);
+    }
+    if let Some(n) = a.n_events_per_job {
+        c.count(&format!("{path}.n_events_per_job"), n);
+    }
+    c.count(&format!("{path}.core_count"), u64::from(a.core_count));
+    c.non_negative(&format!("{path}.ram_count"), a.ram_count);
+    if let Some(io) = a.io_intensity {
+        c.non_negative(&format!("{path}.io_intensity"), io);
+    }
+    gshares.check_leaf(c, format!("{path}.gshare"), &a.gshare);
+    architecture(c, &format!("{path}.architecture"), &a.architecture, arch);
+    c.probability(&format!("{path}.failure_probability"), a.failure_probability);
+    c.count(&format!("{path}.max_attempt"), u64::from(a.max_attempt));
+}
+
+/// One replay stream at `path` (its records apart, [`replay_records`]): a file, a known queue and
+/// nucleus if it names them, the gshare leaf its jobs count for (needed unless there is one).
+fn check_replay(
+    c: &mut Checker,
+    path: &str,
+    r: &ReplayStream,
+    names: &mut StreamNames,
+    gshares: &Gshares,
+    queues: &BTreeSet<&str>,
+    nuclei: &BTreeSet<&str>,
+) {
+    names.check(c, format!("{path}.name"), &r.name);
+    if r.file.trim().is_empty() {
+        c.fail(format!("{path}.file"), "a replay stream needs a CSV file");
+    }
+    c.non_negative(&format!("{path}.start_s"), r.start_s);
+    if let Some(q) = &r.queue
+        && !queues.contains(q.as_str())
+    {
+        c.fail(format!("{path}.queue"), format!("unknown PanDA queue {q:?} (known: {})", list(queues)));
+    }
+    let leaf_set = gshares.leaf_set();
+    match &r.gshare {
+        Some(g) => gshares.check_leaf(c, format!("{path}.gshare"), g),
+        None if leaf_set.len() != 1 => c.fail(
+            format!("{path}.gshare"),
+            format!(
+                "job records carry no gshare: name the leaf their jobs count for (panda.gshares has {} leaves: {})",
+                leaf_set.len(),
+                list(&leaf_set)
             ),
-            None => {}
-        }
-        if let Some(n) = &r.nucleus
-            && !nuclei.contains(n.as_str())
-        {
-            c.fail(format!("{path}.nucleus"), format!("unknown nucleus {n:?} (nuclei: {})", list(&nuclei)));
-        }
-        replay_records(c, &path, r, &queues);
+        ),
+        None => {}
+    }
+    if let Some(n) = &r.nucleus
+        && !nuclei.contains(n.as_str())
+    {
+        c.fail(format!("{path}.nucleus"), format!("unknown nucleus {n:?} (nuclei: {})", list(nuclei)));
     }
 }
 
 /// Each record of replay stream `r` (at `path`): a known queue (unless the stream sets one), a
 /// final `jobstatus`, a run time. One problem per kind: its first record, `FILE:LINE: column:`,
 /// and how many more records have it.
-fn replay_records(c: &mut Checker, path: &str, r: &super::ReplayStream, queues: &BTreeSet<&str>) {
-    use super::replay::{JOB_STATUSES, Outcome};
+fn replay_records(c: &mut Checker, path: &str, r: &ReplayStream, queues: &BTreeSet<&str>) {
+    use super::replay::JOB_STATUSES;
     let mut first: [Option<(usize, String)>; 3] = [None, None, None];
     let mut more = [0usize; 3];
     let mut note = |kind: usize, line: usize, message: String| match &first[kind] {
@@ -387,103 +511,4 @@ fn replay_records(c: &mut Checker, path: &str, r: &super::ReplayStream, queues: 
             c.fail(format!("{path}.file"), format!("{}:{line}: {message}{and}", r.file));
         }
     }
-}
-
-/// Valid but suspicious: nuclei task brokerage always skips (`nuclei`), parse warnings of `fairsharepolicy` and architectures, a dataset without
-/// any replica, pull queues Harvester would submit nothing to; replay records that are skipped
-/// (cancelled, closed), that need more cores than their queue's pilots, or that stage in from a
-/// site the scenario does not have.
-pub fn warnings(s: &Scenario, p: &PandaConfig) -> Vec<Problem> {
-    let mut out = super::nuclei::warnings(s, p);
-    let mut warn = |path: String, message: String| out.push(Problem { path, message });
-    let arch = p.rules().arch;
-    for (i, r) in p.replay.iter().enumerate() {
-        let skipped = r.records.iter().filter(|x| x.outcome() == Some(super::replay::Outcome::Skipped)).count();
-        if skipped > 0 {
-            warn(
-                format!("panda.replay[{i}].file"),
-                format!(
-                    "{skipped} records are cancelled or closed: skipped (their jobs never ran to an end of their own)"
-                ),
-            );
-        }
-        // A job needs a pilot with its cores free: more cores than the PQ's pilots have never runs.
-        let too_big: Vec<(&super::JobRecord, &super::PandaQueue)> = r
-            .records
-            .iter()
-            .filter(|x| x.outcome() != Some(super::replay::Outcome::Skipped))
-            .filter_map(|x| Some((x, p.queue(r.queue.as_deref().unwrap_or(&x.computingsite))?)))
-            .filter(|(x, q)| x.corecount > q.cores())
-            .collect();
-        if let Some((x, q)) = too_big.first() {
-            warn(
-                format!("panda.replay[{i}].file"),
-                format!(
-                    "{} records need more cores than their queue's pilots have ({}:{}: corecount {} on {:?}, corecount {}): their jobs never run",
-                    too_big.len(),
-                    r.file,
-                    x.line,
-                    x.corecount,
-                    q.name,
-                    q.cores()
-                ),
-            );
-        }
-        // Staged-in records whose sourcesite is not a grid site read their input as if local.
-        let away: Vec<&super::JobRecord> = r
-            .records
-            .iter()
-            .filter(|x| !x.reads_directly() && !x.sourcesite.is_empty())
-            .filter(|x| !s.sites.iter().any(|site| site.name == x.sourcesite))
-            .collect();
-        if let Some(x) = away.first() {
-            warn(
-                format!("panda.replay[{i}].file"),
-                format!(
-                    "{} records stage in from a sourcesite that is not a site of the scenario ({}:{}: {:?}): their input is taken as already at the queue",
-                    away.len(),
-                    r.file,
-                    x.line,
-                    x.sourcesite
-                ),
-            );
-        }
-    }
-    for (i, q) in p.queues.iter().enumerate() {
-        let (_, ws) = FairsharePolicy::parse(&q.fairsharepolicy);
-        for w in ws {
-            warn(format!("panda.queues[{i}].fairsharepolicy"), w.to_string());
-        }
-        let h = q.harvester.sanitized();
-        if h.map_type == MapType::NoJob && h.max_workers == Some(0) {
-            warn(
-                format!("panda.queues[{i}].harvester.maxWorkers"),
-                "maxWorkers is 0 (Harvester's default): a pull queue gets no worker (\"no worker to submit!\")".into(),
-            );
-        }
-    }
-    let mut arch_warnings = |path: String, a: &Option<String>| {
-        if let Some(Ok(t)) = a.as_deref().map(|a| TaskArch::parse_with(a, arch)) {
-            for w in t.warnings {
-                warn(path.clone(), w);
-            }
-        }
-    };
-    for (i, t) in p.tasks.iter().enumerate() {
-        arch_warnings(format!("panda.tasks[{i}].architecture"), &t.architecture);
-    }
-    for (i, a) in p.analysis.iter().enumerate() {
-        arch_warnings(format!("panda.analysis[{i}].architecture"), &a.architecture);
-    }
-    for (i, t) in p.tasks.iter().enumerate() {
-        for (k, d) in t.inputs.iter().enumerate() {
-            if d.replicas.is_empty() {
-                out.push(Problem {
-                    path: format!("panda.tasks[{i}].inputs[{k}].replicas"),
-                    message: "no replica anywhere: task brokerage will fail every such task (no complete replica readable over WAN)".into(),
-                });
-            }
-        }
-    }
-    out
 }

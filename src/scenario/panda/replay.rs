@@ -284,7 +284,28 @@ fn col(name: &str) -> usize {
 /// Read a job-record CSV.
 pub fn read_csv(text: &str) -> Result<Vec<JobRecord>, ReplayError> {
     let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
-    let Some((h, header)) = lines.next() else {
+    let (width, index) = read_header(lines.next())?;
+    let mut out = Vec::new();
+    for (i, l) in lines {
+        let line = i + 1;
+        let cells = split_line(l).map_err(|m| ReplayError { line, column: String::new(), message: m })?;
+        if cells.len() != width {
+            return Err(ReplayError {
+                line,
+                column: String::new(),
+                message: format!("expected {width} cells as in the header, got {}", cells.len()),
+            });
+        }
+        out.push(Row { line, cells: &cells, index: &index }.record()?);
+    }
+    Ok(out)
+}
+
+/// The header, the first line that is not blank (a UTF-8 byte-order mark ignored): it must name
+/// every column of [`COLUMNS`]. Returns how many cells each line has, and the cell of each
+/// column.
+fn read_header(first: Option<(usize, &str)>) -> Result<(usize, Vec<usize>), ReplayError> {
+    let Some((h, header)) = first else {
         return Err(ReplayError {
             line: 1,
             column: String::new(),
@@ -310,30 +331,78 @@ pub fn read_csv(text: &str) -> Result<Vec<JobRecord>, ReplayError> {
             }
         }
     }
-    let mut out = Vec::new();
-    for (i, l) in lines {
-        let line = i + 1;
-        let cells = split_line(l).map_err(|m| ReplayError { line, column: String::new(), message: m })?;
-        if cells.len() != names.len() {
-            return Err(ReplayError {
-                line,
-                column: String::new(),
-                message: format!("expected {} cells as in the header, got {}", names.len(), cells.len()),
-            });
-        }
-        let r = Row { line, cells: &cells, index: &index };
-        let pandaid = match r.int(col("pandaid"))? {
+    Ok((names.len(), index))
+}
+
+impl Row<'_> {
+    /// The record of this line: a job id, a creation time and cores in their columns, every
+    /// other cell read by its column's type, and an end not before the start. The first cell
+    /// that cannot be read is the error.
+    fn record(&self) -> Result<JobRecord, ReplayError> {
+        let pandaid = match self.int(col("pandaid"))? {
             Some(n) if n >= 0 => n as u64,
-            _ => return Err(r.err(col("pandaid"), format!("expected a job id ≥ 0, got {:?}", r.cell(col("pandaid"))))),
+            _ => {
+                return Err(
+                    self.err(col("pandaid"), format!("expected a job id ≥ 0, got {:?}", self.cell(col("pandaid"))))
+                );
+            }
         };
-        let creation_s = r
+        let creation_s = self
             .time(col("creationtime"))?
-            .ok_or_else(|| r.err(col("creationtime"), "expected a UTC time, got an empty cell".into()))?;
-        let corecount = match r.int(col("corecount"))? {
+            .ok_or_else(|| self.err(col("creationtime"), "expected a UTC time, got an empty cell".into()))?;
+        let corecount = match self.int(col("corecount"))? {
             Some(n) if (1..=i64::from(u32::MAX)).contains(&n) => n as u32,
-            _ => return Err(r.err(col("corecount"), format!("expected cores ≥ 1, got {:?}", r.cell(col("corecount"))))),
+            _ => {
+                return Err(
+                    self.err(col("corecount"), format!("expected cores ≥ 1, got {:?}", self.cell(col("corecount"))))
+                );
+            }
         };
-        let timing = r.cell(col("pilottiming"));
+        let pilottiming = self.pilottiming()?;
+        let rec = JobRecord {
+            line: self.line,
+            pandaid,
+            creation_s,
+            start_s: self.time(col("starttime"))?,
+            end_s: self.time(col("endtime"))?,
+            computingelement: self.text(col("computingelement")),
+            assignedpriority: self.int(col("assignedpriority"))?,
+            currentpriority: self.int(col("currentpriority"))?,
+            jobstatus: self.text(col("jobstatus")),
+            jobname: self.text(col("jobname")),
+            cpuconsumptiontime: self.float(col("cpuconsumptiontime"))?,
+            computingsite: self.required_text(col("computingsite"))?,
+            cpuconversion: self.float(col("cpuconversion"))?,
+            job_walltime: self.float(col("job_walltime"))?,
+            job_queuetime: self.float(col("job_queuetime"))?,
+            cpu_eff: self.float(col("cpu_eff"))?,
+            destinationdblock: self.text(col("destinationdblock")),
+            destinationse: self.text(col("destinationse")),
+            sourcesite: self.text(col("sourcesite")),
+            transfertype: self.text(col("transfertype")),
+            corecount,
+            ninputdatafiles: self.float(col("ninputdatafiles"))?,
+            inputfilebytes: self.float(col("inputfilebytes"))?,
+            noutputdatafiles: self.float(col("noutputdatafiles"))?,
+            outputfilebytes: self.float(col("outputfilebytes"))?,
+            piloterrorcode: self.int(col("piloterrorcode"))?,
+            exeerrorcode: self.int(col("exeerrorcode"))?,
+            ddmerrorcode: self.int(col("ddmerrorcode"))?,
+            jobdispatchererrorcode: self.int(col("jobdispatchererrorcode"))?,
+            taskbuffererrorcode: self.int(col("taskbuffererrorcode"))?,
+            pilottiming,
+        };
+        if let (Some(s), Some(e)) = (rec.start_s, rec.end_s)
+            && e < s
+        {
+            return Err(self.err(col("endtime"), "expected a time not before starttime".into()));
+        }
+        Ok(rec)
+    }
+
+    /// `pilottiming`: numbers separated by `|`; none for an empty cell.
+    fn pilottiming(&self) -> Result<Vec<f64>, ReplayError> {
+        let timing = self.cell(col("pilottiming"));
         let mut pilottiming = Vec::new();
         if !timing.is_empty() {
             for part in timing.split('|') {
@@ -341,53 +410,14 @@ pub fn read_csv(text: &str) -> Result<Vec<JobRecord>, ReplayError> {
                     Ok(x) if x.is_finite() => pilottiming.push(x),
                     _ => {
                         return Err(
-                            r.err(col("pilottiming"), format!("expected numbers separated by '|', got {timing:?}"))
+                            self.err(col("pilottiming"), format!("expected numbers separated by '|', got {timing:?}"))
                         );
                     }
                 }
             }
         }
-        let rec = JobRecord {
-            line,
-            pandaid,
-            creation_s,
-            start_s: r.time(col("starttime"))?,
-            end_s: r.time(col("endtime"))?,
-            computingelement: r.text(col("computingelement")),
-            assignedpriority: r.int(col("assignedpriority"))?,
-            currentpriority: r.int(col("currentpriority"))?,
-            jobstatus: r.text(col("jobstatus")),
-            jobname: r.text(col("jobname")),
-            cpuconsumptiontime: r.float(col("cpuconsumptiontime"))?,
-            computingsite: r.required_text(col("computingsite"))?,
-            cpuconversion: r.float(col("cpuconversion"))?,
-            job_walltime: r.float(col("job_walltime"))?,
-            job_queuetime: r.float(col("job_queuetime"))?,
-            cpu_eff: r.float(col("cpu_eff"))?,
-            destinationdblock: r.text(col("destinationdblock")),
-            destinationse: r.text(col("destinationse")),
-            sourcesite: r.text(col("sourcesite")),
-            transfertype: r.text(col("transfertype")),
-            corecount,
-            ninputdatafiles: r.float(col("ninputdatafiles"))?,
-            inputfilebytes: r.float(col("inputfilebytes"))?,
-            noutputdatafiles: r.float(col("noutputdatafiles"))?,
-            outputfilebytes: r.float(col("outputfilebytes"))?,
-            piloterrorcode: r.int(col("piloterrorcode"))?,
-            exeerrorcode: r.int(col("exeerrorcode"))?,
-            ddmerrorcode: r.int(col("ddmerrorcode"))?,
-            jobdispatchererrorcode: r.int(col("jobdispatchererrorcode"))?,
-            taskbuffererrorcode: r.int(col("taskbuffererrorcode"))?,
-            pilottiming,
-        };
-        if let (Some(s), Some(e)) = (rec.start_s, rec.end_s)
-            && e < s
-        {
-            return Err(r.err(col("endtime"), "expected a time not before starttime".into()));
-        }
-        out.push(rec);
+        Ok(pilottiming)
     }
-    Ok(out)
 }
 
 /// What a record's `jobstatus` makes of its replayed job.
