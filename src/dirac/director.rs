@@ -23,6 +23,9 @@ use crate::engine::{Period, dist};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SubmitPool {
+    /// Pool name, unique: what `default_submit_pools` and a job stream's `submit_pools` name
+    /// (seed 000's pools are `DIRAC`, `Local`, `gLite` and `SAM`; the default director has one,
+    /// `gLite`).
     pub name: String,
     /// CE names this pool submits to; empty means every CE.
     #[serde(default)]

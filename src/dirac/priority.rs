@@ -51,6 +51,8 @@ pub fn is_job_sharing_property(property: &str) -> bool {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GroupConfig {
+    /// Group name (`/Registry/Groups/<name>`, e.g. `lhcb_user`), unique; job streams name it in
+    /// `group`, and DIRAC keys group shares by it (reference dirac.md §2.1).
     pub name: String,
     /// `JobShare`, default 1000 (reference §2.1).
     #[serde(default = "default_job_share")]

@@ -9,11 +9,28 @@ pub enum Distribution {
     /// Always this value.
     Fixed(f64),
     /// Exponential with this mean.
-    Exponential { mean: f64 },
+    Exponential {
+        /// Mean, in the unit of the field it describes (seconds, or normalised CPU seconds for
+        /// CPU work); must be positive.
+        mean: f64,
+    },
     /// Log-normal with this median (`exp(mu)`) and log-space standard deviation.
-    LogNormal { median: f64, sigma: f64 },
+    LogNormal {
+        /// Median, `exp(mu)`, in the unit of the field it describes (seconds, or normalised CPU
+        /// seconds for CPU work); must be positive.
+        median: f64,
+        /// Standard deviation of the value's natural logarithm (no unit; at least 0, where 0
+        /// always gives the median); the mean is `median × exp(sigma² / 2)`.
+        sigma: f64,
+    },
     /// Uniform on `[min, max]`.
-    Uniform { min: f64, max: f64 },
+    Uniform {
+        /// Lower bound, in the unit of the field it describes (seconds, or normalised CPU seconds
+        /// for CPU work); at least 0.
+        min: f64,
+        /// Upper bound, in the same unit; at least `min` (equal to it: always that value).
+        max: f64,
+    },
     /// One of these values, each equally likely (a measured sample).
     Empirical(Vec<f64>),
 }

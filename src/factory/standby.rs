@@ -60,7 +60,16 @@ use crate::engine::SimDuration;
 #[serde(deny_unknown_fields)]
 pub enum StandbyPolicy {
     Fixed(u32),
-    Proportional { per_queued_job: f64, min: u32, max: u32 },
+    Proportional {
+        /// Standby startd pilots per job waiting in the WMS for the site (or PanDA queue), at
+        /// least 0: the target is `⌈per_queued_job × queued jobs⌉` (pilotsim's policy; seed 003
+        /// §3 leaves the number open).
+        per_queued_job: f64,
+        /// Fewest standby startd pilots kept queued, whatever the queued jobs.
+        min: u32,
+        /// Most standby startd pilots kept queued (at least `min`).
+        max: u32,
+    },
     Adaptive(AdaptiveSettings),
 }
 
@@ -105,7 +114,10 @@ pub struct AdaptiveSettings {
     pub rate_window_s: f64,
     /// The safety factor's start: 1.5.
     pub safety: f64,
+    /// Lower bound of the safety factor, which `safety_down` never takes it below (positive): 1.
     pub safety_min: f64,
+    /// Upper bound of the safety factor, which `safety_up` never takes it above (at least
+    /// `safety_min`): 4.
     pub safety_max: f64,
     /// Factor (> 1) applied when jobs waited while no startd pilot ran: 1.25.
     pub safety_up: f64,

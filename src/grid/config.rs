@@ -9,7 +9,10 @@ use crate::engine::distribution::Distribution;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Site {
+    /// Site name, unique in the scenario: DIRAC's site name (e.g. `LCG.CERN.cern`), which PanDA
+    /// queues, factories, storages and network links name as their site.
     pub name: String,
+    /// The site's computing elements, each with its batch queue (at least one).
     pub ces: Vec<Ce>,
 }
 
@@ -100,15 +103,30 @@ fn default_abort_delay() -> Distribution {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GpuInventory {
+    /// GPU vendor as a pilot on the node reports it (e.g. `NVIDIA`), matched by a PanDA task's
+    /// `gpu_spec.vendor` regexp, case-insensitively (reference panda.md §5).
     pub vendor: String,
+    /// GPU model as a pilot on the node reports it (e.g. `NVIDIA A100-SXM4-40GB`), matched by a
+    /// PanDA task's `gpu_spec.model` regexp (reference panda.md §5); the outputs' `gpu_model`.
     pub model: String,
+    /// Memory of one GPU, in MB (at least 1): PanDA's worker-node `vram`, which a task's
+    /// `gpu_spec.vram` constraint (e.g. `>=40960`) must hold for (reference panda.md §5).
     pub vram_mb: u32,
+    /// CUDA toolkit version of the nodes (e.g. `12.2`): PanDA's worker-node `framework_version`,
+    /// checked against a task's `gpu_spec.version`; default empty (not reported: a version
+    /// requirement fails).
     #[serde(default)]
     pub cuda_version: String,
+    /// GPU kernel driver version of the nodes (e.g. `575.57.08`), checked against a task's
+    /// `gpu_spec.driver_version`; default empty (not reported: a driver requirement fails).
     #[serde(default)]
     pub driver_version: String,
+    /// GPU generation (e.g. `Ampere`, `Hopper`): PanDA's worker-node `architecture`, matched
+    /// exactly against a task's `gpu_spec.microarchitecture`; default empty (not reported).
     #[serde(default)]
     pub microarchitecture: String,
+    /// GPUs in one node of this kind (at least 1): the most a pilot may ask for from this kind
+    /// (PanDA's `gpus_per_host`).
     pub gpus_per_node: u32,
     /// Number of such nodes.
     #[serde(default = "one_u32")]
@@ -125,7 +143,11 @@ fn one_u32() -> u32 {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Link {
+    /// Source site of the link (`sites[].name`; `SRC` of a `SRC:DST` entry of
+    /// `site_conn_info.json`).
     pub from: String,
+    /// Destination site of the link (`sites[].name`; `DST` of a `SRC:DST` entry); equal to
+    /// `from` for the site's LAN.
     pub to: String,
     /// Bandwidth our transfers share, in Mbps (10⁶ bit/s); must be positive.
     pub bandwidth_mbps: f64,

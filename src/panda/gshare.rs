@@ -45,6 +45,9 @@ pub struct ShareNode {
     /// `GLOBAL_SHARES.THROTTLED`: `false` exempts the share from the JEDI throttle (§7).
     #[serde(default = "yes")]
     pub throttled: bool,
+    /// The nested gshares below this one (`GLOBAL_SHARES.PARENT` names this share), whose values
+    /// share this one's percentage (reference panda.md §7); empty (default): a leaf, which tasks
+    /// may name.
     #[serde(default)]
     pub children: Vec<ShareNode>,
 }
@@ -205,6 +208,9 @@ pub enum SloppyRule {
 pub struct DispatchSettings {
     /// `SLOPPY_DISPATCH_RATIO`, percent of dispatches by age; default 10 (entity_module L815).
     pub sloppy_dispatch_ratio: u32,
+    /// How `sloppy_dispatch_ratio` is read: `Documented` (default, gdpconfig.rst), exactly that
+    /// percent of dispatches by age, or `PandaServer`, as panda-server's `getSortingCriteria`
+    /// does it (`randrange(100) <= ratio`: one percent more, and 0 read as 10).
     pub sloppy_rule: SloppyRule,
 }
 

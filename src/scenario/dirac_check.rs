@@ -191,18 +191,14 @@ fn check_stream(
     c.probability(&format!("{p}.failure_probability"), w.failure_probability);
 }
 
-/// True if the Matcher would give a job of stream `i` to a pilot at some CE
-/// ([`StreamMatcher::takes`]) whose JobAgent has the CPU time of the stream's segment left.
-///
-/// The CPU time compared is the segment itself, not the Matcher's segment rounded to whole
-/// seconds ([`TqDefinition::cpu_time`]): the two differ only for a non-integer custom segment.
+/// True if the Matcher would give a job of stream `i` to a fresh pilot at some CE, with the CPU
+/// time its JobAgent has left there: the Matcher's own comparison with the TQ's CPU time (its
+/// segment, in whole seconds as the TaskQueueDB keeps it), so validation refuses exactly the
+/// streams a run would never match.
 fn stream_can_run_somewhere(s: &Scenario, d: &DiracConfig, matching: &StreamMatcher, i: usize) -> bool {
-    let w = &s.workload[i];
-    let segment = d.rules().cpu_segments.fit(w.cpu_time);
     let ja = &d.job_agent;
     let ces = s.sites.iter().flat_map(|site| &site.ces);
-    ces.enumerate()
-        .any(|(c, ce)| matching.takes(i, c) && ja.cpu_time_left(ce.max_walltime_s, 0.0, ce.cpu_power) >= segment)
+    ces.enumerate().any(|(c, ce)| matching.takes_with(i, c, ja.cpu_time_left(ce.max_walltime_s, 0.0, ce.cpu_power)))
 }
 
 /// The Matcher's own filter ([`matcher::tq_matches`]) between a scenario's job streams and its
@@ -252,9 +248,14 @@ impl StreamMatcher {
     /// "private", which that pilot presents): the GPU checks ask this of streams whose fields
     /// may be refused too.
     pub(super) fn takes(&self, i: usize, c: usize) -> bool {
+        self.takes_with(i, c, f64::INFINITY)
+    }
+
+    /// [`StreamMatcher::takes`] for a pilot with `cpu_time_left` seconds of CPU time.
+    pub(super) fn takes_with(&self, i: usize, c: usize, cpu_time_left: f64) -> bool {
         let def = &self.defs[i];
         let identity = PilotIdentity::Private { owner: def.owner, group: def.group };
-        let r = self.ces[c].resource(identity, self.private_type, self.setup, f64::INFINITY);
+        let r = self.ces[c].resource(identity, self.private_type, self.setup, cpu_time_left);
         matcher::tq_matches(def, &r, |_| true)
     }
 }

@@ -68,9 +68,12 @@ pub enum FactoryConfig {
     /// The Startd-based Pilot Factory (seed §2-§3): a Generator keeping standby startd pilots
     /// queued; each splits its batch slot into VMs and runs the pilot script at a fixed rate.
     Startd {
+        /// The site (`sites[].name`) whose head node runs the schedd and the Generator.
         site: String,
+        /// CEs of that site it submits to; empty (default) = every CE of the site.
         #[serde(default)]
         ces: Vec<String>,
+        /// The PanDA queue its pilots fetch jobs from; `None` (default): DIRAC's task queues.
         #[serde(default)]
         queue: Option<String>,
         /// VMs per startd pilot (1..=64; default 2, the seed's example).

@@ -74,13 +74,36 @@ pub enum PandaVariant {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PandaVariants {
+    /// Variant of `panda::task_broker`, production task brokerage to nuclei (reference panda.md
+    /// §1): `Seed` reads seed 004 literally, `PandaServer` follows panda-server 1.0.4's
+    /// `AtlasProdTaskBroker` (e.g. `space_usable` in the space check); `None` (default) follows
+    /// `variant`.
     pub task_broker: Option<TaskBrokerVariant>,
+    /// Variant of `panda::job_broker`, production job brokerage (reference panda.md §2): `Seed`
+    /// reads seed 004 literally, `PandaServer` follows panda-server 1.0.4's
+    /// `AtlasProdJobBroker` (e.g. `standby` PQs pass the status filter); `None` (default)
+    /// follows `variant`.
     pub job_broker: Option<JobBrokerVariant>,
     /// The link check and network weight of job brokerage; independent of `job_broker`.
     pub network: Option<NetworkVariant>,
+    /// Variant of `panda::anal_broker`, analysis job brokerage (reference panda.md §4): `Seed`
+    /// reads seed 004 literally (the original basic weight), `PandaServer` follows panda-server
+    /// 1.0.4's `AtlasAnalJobBroker` (e.g. the new basic weight); `None` (default) follows
+    /// `variant`.
     pub anal_broker: Option<AnalBrokerVariant>,
+    /// Variant of `panda::arch`, CPU/GPU architecture and software matching (reference panda.md
+    /// §5): `Seed` follows seed 004's rules, `PandaServer` panda-server 1.0.4's
+    /// `JsonSoftwareCheck` (e.g. a queue `"arch": [""]` rejects `#x86_64`); `None` (default)
+    /// follows `variant`.
     pub arch: Option<ArchVariant>,
+    /// Variant of `panda::timeouts`, copyArchive's timeout rules (reference panda.md §6): `Seed`
+    /// switches every rule off at paused PQs and with `disableReassign`, `PandaServer` follows
+    /// panda-server 1.0.4, which skips only some rules there; `None` (default) follows `variant`.
     pub timeouts: Option<TimeoutVariant>,
+    /// Variant of `panda::harvester`, what a Harvester row whose worker limit check fires
+    /// submits: `Reference` 0, as reference panda.md §8 writes the rule, `HarvesterHead` the
+    /// `nNewWorkers` the row carried in (HSF/harvester HEAD); `None` (default) follows
+    /// `variant` (`Seed` → `Reference`, `PandaServer` → `HarvesterHead`).
     pub harvester: Option<AdjusterVariant>,
 }
 

@@ -441,6 +441,29 @@ mod tests {
         assert!(p.iter().any(|p| p.path.starts_with("workload[") && p.message.contains("no CE can run")), "{p:?}");
     }
 
+    /// The verdict is the Matcher's: a TQ's CPU time is its segment in whole seconds (1000.6 s
+    /// is 1001 s), which a pilot with 1000.8 s left does not match, and one with 1001 s does.
+    #[test]
+    fn a_stream_is_refused_exactly_when_the_matcher_would_never_match_it() {
+        let with_cpu_left = |left: f64| {
+            problems_of(|s| {
+                s.dirac_mut().task_queues.cpu_segments =
+                    Some(crate::dirac::taskqueue::CpuSegments::Custom(vec![1000.6]));
+                let margin = s.dirac_mut().job_agent.stop_margin_s;
+                for w in &mut s.workload {
+                    w.cpu_time = 500.0;
+                }
+                for ce in s.sites.iter_mut().flat_map(|site| &mut site.ces) {
+                    ce.cpu_power = 1.0;
+                    ce.max_walltime_s = margin + left;
+                }
+            })
+        };
+        let refused = |p: &[Problem]| p.iter().any(|p| p.message.contains("no CE can run"));
+        assert!(refused(&with_cpu_left(1000.8)), "{:?}", with_cpu_left(1000.8));
+        assert!(!refused(&with_cpu_left(1001.0)), "{:?}", with_cpu_left(1001.0));
+    }
+
     #[test]
     fn both_spellings_of_job_sharing_are_valid_and_others_are_named() {
         let with = |p: &str| problems_of(|s| s.dirac_mut().groups[0].properties = vec![p.to_string()]);

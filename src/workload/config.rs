@@ -84,9 +84,27 @@ fn default_user_priority() -> u8 {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Arrival {
     /// All jobs at once.
-    Burst { at_s: f64 },
+    Burst {
+        /// When every job (or task) of the stream arrives, in seconds from the start of the run
+        /// (at least 0).
+        at_s: f64,
+    },
     /// A Poisson process with this rate, starting at `start_s`.
-    Poisson { start_s: f64, rate_per_hour: f64 },
+    Poisson {
+        /// When the process starts, in seconds from the start of the run (at least 0); the first
+        /// arrival comes one exponential gap after it.
+        start_s: f64,
+        /// Arrivals per hour (positive): exponential gaps of mean `3600 / rate_per_hour` seconds,
+        /// until the stream's `count` have arrived.
+        rate_per_hour: f64,
+    },
     /// Evenly spaced over `[start_s, end_s)`.
-    Spread { start_s: f64, end_s: f64 },
+    Spread {
+        /// When the first job (or task) arrives, in seconds from the start of the run (at least 0).
+        start_s: f64,
+        /// End of the interval, in seconds from the start of the run (after `start_s`): the
+        /// stream's `count` arrivals are `(end_s − start_s) / count` apart, the last one gap before
+        /// it.
+        end_s: f64,
+    },
 }

@@ -155,7 +155,11 @@ impl fmt::Display for GpuSpec {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct WnGpuRow {
+    /// GPU vendor (e.g. `NVIDIA`), matched case-insensitively by a task's `gpu_spec.vendor`
+    /// regexp; `None` (default): unknown, which fails any vendor requirement.
     pub vendor: Option<String>,
+    /// GPU model (e.g. `NVIDIA A100-SXM4-40GB`), matched case-insensitively by a task's
+    /// `gpu_spec.model` inclusion or exclusion regexp; `None` (default): unknown.
     pub model: Option<String>,
     /// MB.
     pub vram: Option<u64>,
@@ -165,7 +169,11 @@ pub struct WnGpuRow {
     pub framework: Option<String>,
     /// CUDA toolkit version.
     pub framework_version: Option<String>,
+    /// GPU kernel driver version (e.g. `575.57.08`), checked against a task's
+    /// `gpu_spec.driver_version`; `None` (default): unknown, which fails a driver requirement.
     pub driver_version: Option<String>,
+    /// GPUs per host of this configuration (informational: no check reads it); `None` (default)
+    /// = not reported.
     pub gpus_per_host: Option<u64>,
     /// Hosts of this configuration (informational).
     pub host_count: Option<u64>,

@@ -99,11 +99,24 @@ impl QueueArch {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SwTag {
+    /// Platform the release is built for (e.g. `x86_64-slc6-gcc62-opt`), compared with the
+    /// task's `sw_platform` (seed 004 "Checks for Releases, Caches, or Nightlies"); default
+    /// empty.
     pub cmtconfig: String,
+    /// Container the release ships as: a task whose `container_name` equals it passes the
+    /// fat-container check (seed 004 "Checks for Fat Containers"); default none.
     pub container_name: Option<String>,
+    /// Software project (e.g. `Athena`, `AthDerivation`), compared with the task's `sw_project`
+    /// (seed 004); default empty.
     pub project: String,
+    /// Release number (e.g. `21.0.38`), compared with the task's `sw_version` (seed 004);
+    /// default empty.
     pub release: String,
+    /// Container image paths the tag's container comes from: a task whose `container_name` is
+    /// one of them passes the fat-container check (seed 004); default empty.
     pub sources: Vec<String>,
+    /// The tag's full name (e.g. `VO-atlas-Athena-21.0.38-x86_64-slc6-gcc62-opt`, seed 004);
+    /// informational, no check reads it; default empty.
     pub tag: String,
 }
 
@@ -126,16 +139,36 @@ pub struct QueueSoftware {
     /// Whether the PQ has an entry in the `SW_TAGS` map (default true).
     #[serde(default = "yes")]
     pub in_sw_map: bool,
+    /// `cmtconfigs` of the `SW_TAGS` entry: platforms the PQ runs natively (e.g.
+    /// `x86_64-el9-gcc13-opt`); a task's `sw_platform` must be listed (a regexp resolves to one
+    /// of them) unless a container or a tag covers it (seed 004 "Checks for Releases, Caches, or
+    /// Nightlies"); default empty.
     #[serde(default)]
     pub cmtconfigs: Vec<String>,
+    /// `containers` of the `SW_TAGS` entry: `any` or `/cvmfs` accepts every container; other
+    /// entries are prefixes a task's `container_name` must start with (seed 004 "Checks for Fat
+    /// Containers"); default empty.
     #[serde(default)]
     pub containers: Vec<String>,
+    /// `cvmfs` of the `SW_TAGS` entry: CVMFS repositories at the PQ (`atlas` for releases and
+    /// caches, `nightlies`, or `any`); a release, cache or nightly needs its repository or `any`
+    /// listed (seed 004); default empty.
     #[serde(default)]
     pub cvmfs: Vec<String>,
+    /// `architectures` of the `SW_TAGS` entry (CRIC): one map per hardware type, `type` (`cpu` or
+    /// `gpu`) and attribute lists (`arch`, `vendor`, `instr`, …; `excl` in a list accepts only
+    /// tasks that ask for a listed value), checked against a task's CPU and GPU specs (seed 004
+    /// "Checks for CPU and/or GPU Hardware", reference panda.md §5); default empty.
     #[serde(default)]
     pub architectures: Vec<QueueArch>,
+    /// `tags` of the `SW_TAGS` entry: the releases and caches installed at the PQ; a task's
+    /// platform, project and version must equal one tag's when the cvmfs, container and
+    /// cmtconfig rules do not pass it (seed 004); default empty.
     #[serde(default)]
     pub tags: Vec<SwTag>,
+    /// Worker-node GPU rows of the PQ (`MV_WORKER_NODE_GPU_SUMMARY`, reference panda.md §5), the
+    /// GPUs a task's `gpu_spec` is matched against; empty (default): analysis brokerage takes one
+    /// row per GPU kind of the PQ's CEs (`sites[].ces[].gpus`), production brokerage none.
     #[serde(default)]
     pub wn_gpus: Vec<WnGpu>,
 }

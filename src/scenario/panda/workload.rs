@@ -189,6 +189,9 @@ pub struct AnalysisStream {
     /// `cpuTime` HS06·s per event and events per job (`None` = unknown walltime).
     #[serde(default)]
     pub cpu_time: Option<f64>,
+    /// `nEventsPerJob`: events of one job (at least 1), so a job's work is `cpu_time ×
+    /// n_events_per_job` HS06·s, the `min_walltime` analysis brokerage checks; `None` (default):
+    /// one event per job for the work, and no `min_walltime`.
     #[serde(default)]
     pub n_events_per_job: Option<u64>,
     /// `coreCount` (default 1).
