@@ -51,7 +51,7 @@ pub struct Scenario {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub panda: Option<PandaConfig>,
     /// Pilot factories (seed 003; `scenario::factory`): generic or startd pilots for a site's CEs,
-    /// for DIRAC or a PanDA queue. Read and validated, not simulated yet.
+    /// for DIRAC or a PanDA queue, run in place of the WMS's own submission at those CEs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub factory: Vec<FactoryConfig>,
     /// Job streams submitted during the run (DIRAC's; empty for a PanDA-only scenario).
