@@ -1,6 +1,6 @@
 //! `docs/scenario-reference.md` is every field of a scenario file, generated from the serde
-//! types (`scenario::reference::fields`) with each field's doc comment: it fails when the
-//! types and the reference drift apart. Regenerate with
+//! types (`scenario::reference::fields`) with each field's doc comment (every field needs one):
+//! it fails when the types and the reference drift apart. Regenerate with
 //! `PILOTSIM_UPDATE_REFERENCE=1 cargo test --test it reference`.
 
 use std::collections::BTreeMap;
@@ -23,6 +23,8 @@ fn field_docs(dir: &Path, out: &mut BTreeMap<(String, String), String>) {
         }
         let text = std::fs::read_to_string(&p).unwrap();
         let (mut owner, mut doc, mut paragraph_done) = (String::new(), String::new(), false);
+        // A `#[serde(rename = "...")]` between a doc comment and its field: the name serde reads.
+        let mut rename: Option<String> = None;
         for line in text.lines() {
             let t = line.trim();
             if let Some(d) = t.strip_prefix("///") {
@@ -38,6 +40,9 @@ fn field_docs(dir: &Path, out: &mut BTreeMap<(String, String), String>) {
                 continue;
             }
             if t.starts_with("#[") {
+                if let Some((_, rest)) = t.split_once("rename = \"") {
+                    rename = rest.split('"').next().map(str::to_string);
+                }
                 continue;
             }
             let words: Vec<&str> = t.split(|c: char| c.is_whitespace() || c == '<' || c == '(').collect();
@@ -49,9 +54,13 @@ fn field_docs(dir: &Path, out: &mut BTreeMap<(String, String), String>) {
                 let name = name.trim_start_matches("pub(crate) ").trim_start_matches("pub(super) ");
                 if !owner.is_empty() && !doc.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_') {
                     out.entry((owner.clone(), name.to_string())).or_insert_with(|| doc.clone());
+                    if let Some(serde_name) = rename.take() {
+                        out.entry((owner.clone(), serde_name)).or_insert_with(|| doc.clone());
+                    }
                 }
             }
             doc.clear();
+            rename = None;
             paragraph_done = false;
         }
     }
