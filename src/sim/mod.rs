@@ -1,6 +1,7 @@
 //! The simulation: builds the world from a scenario, runs it, checks its invariants.
 
 mod arrivals;
+mod ctx;
 mod lookahead;
 mod provision;
 pub mod world;
