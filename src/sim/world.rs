@@ -41,8 +41,8 @@ pub enum Event {
     AccountingSnapshot,
     /// A link's next transfer may be done (code 11; stale unless `epoch` is the link's live one).
     Link { link: u32, epoch: u16 },
-    /// A provisioner's timer (`wms::provision`; a pilot factory's Generator cycle, a pilot
-    /// script's run, …); code `(PROVISIONER_CODE + owner) << 16 | kind`.
+    /// A provisioner's timer (`wms::provision`: its own `kind` and `id`); code
+    /// `(PROVISIONER_CODE + owner) << 16 | kind`.
     Provisioner { owner: u8, kind: u16, id: u32 },
 }
 
@@ -137,7 +137,7 @@ pub struct Core {
     /// When provisioners run (jobs may be requeued, or change speed): the planned end of
     /// each job's current run, by `job_index`; a `JobEnd` at another time is stale.
     planned_end: Option<Vec<SimTime>>,
-    /// Jobs submitted to each WMS so far (what a pilot factory's Generator sees arrive).
+    /// Jobs submitted to each WMS so far (what a provisioner sees arrive).
     pub submitted_per_wms: Vec<u64>,
     /// The scenario's job arrivals not yet handled, kept out of the event queue.
     arrivals: Arrivals,
@@ -148,7 +148,7 @@ pub struct World {
     pub scenario: Scenario,
     pub core: Core,
     pub wms: Vec<Box<dyn Wms>>,
-    /// Who provisions pilots beside the WMSs' own agents (the pilot factories of seed 003).
+    /// Who provisions pilots beside the WMSs' own agents (`wms::provision::Provisioner`).
     pub provisioners: Vec<Box<dyn Provisioner>>,
 }
 
@@ -368,8 +368,8 @@ impl World {
         // The draw is made for every job, so a job its WMS marked failing draws like any other.
         let drawn = dist::bernoulli(&mut core.job_failure[stream], core.streams[stream].failure_probability);
         let fails = drawn || core.jobs[job_index(j)].fails;
-        // Cut short at the walltime limit: its run (its provisioner's lead, such as a generic
-        // factory pilot's job fetch, then its CPU work) is not done.
+        // Cut short at the walltime limit: its run (its provisioner's lead, then its CPU work)
+        // is not done.
         let run = self.run_lead(p) + SimDuration::from_secs_f64(self.core.jobs[job_index(j)].cpu_work / power);
         let core = &mut self.core;
         let job = &mut core.jobs[job_index(j)];

@@ -3,8 +3,11 @@
 //! Every pilot provisioner decides, at each of its cycles, what to submit where from what its WMS
 //! and the grid show: [`Provisioning`]. DIRAC's TaskqueueDirector (`wms::dirac::director`) reads
 //! the task queues; a pilot factory (`wms::factories`) the jobs its WMS has queued for it and
-//! its own pilots. Each submits through a [`Submit`], which records what the pilot is for (its
-//! ticket: DIRAC's task queue and pilot identity, a factory's index) the moment the CE takes it.
+//! its own pilots. Each submits through a [`Submit`], which records what the pilot is for the
+//! moment the CE takes it (its ticket: DIRAC's task queue and pilot identity; a factory's pilot
+//! becomes the factory's). PanDA's Harvester still submits from `wms::panda::pilots` directly:
+//! in push mode each worker takes its job from PanDA's dispatcher as it is made, so Harvester
+//! moves behind this interface with the split of PanDA's agents over their shared job table.
 //!
 //! Who owns the pilots differs. The director's are DIRAC's: the world asks DIRAC for their work,
 //! and DIRAC runs the director as one of its agents (a WMS timer). A pilot factory's pilots are
