@@ -27,20 +27,23 @@ pub struct Field {
     /// What it holds: `number`, `integer`, `text`, `true/false`, `list`, `map`,
     /// `one of: A | B`, a struct's name, with `optional` when it may be left out as `None`.
     pub kind: String,
-    /// The Rust type and field it comes from (`Ce.slots`), to find its documentation.
+    /// The Rust type and field it comes from (`Ce.slots`), or the enum and variant
+    /// (`FactoryConfig.Startd`), to find its documentation.
     pub source: Option<(&'static str, &'static str)>,
 }
 
 /// Every field of [`Scenario`], in the order of the types.
 pub fn fields() -> Vec<Field> {
     trace(|d| {
+        // A pass fails where a stand-in does not fit (one form of an untagged enum): what it
+        // recorded until then stands, and the passes that take the other forms go on.
         let _ = <Scenario as serde::Deserialize>::deserialize(d);
     })
 }
 
 /// The trace of one type: `run` deserializes it from the tracer it is given.
 fn trace(run: impl Fn(Tracer<'_>)) -> Vec<Field> {
-    let mut explored: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut explored: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     let mut all: Vec<Field> = Vec::new();
     let mut todo: Vec<BTreeMap<String, usize>> = vec![BTreeMap::new()];
     let mut passes = 0;
@@ -59,7 +62,7 @@ fn trace(run: impl Fn(Tracer<'_>)) -> Vec<Field> {
         }
         // Every variant of every enum met on this pass gets a pass of its own.
         for (path, variants) in state.enums {
-            if explored.contains_key(&path) {
+            if !explored.insert(path.clone()) {
                 continue;
             }
             for k in 1..variants.len() {
@@ -67,7 +70,6 @@ fn trace(run: impl Fn(Tracer<'_>)) -> Vec<Field> {
                 next.insert(path.clone(), k);
                 todo.push(next);
             }
-            explored.insert(path, variants);
         }
     }
     tree_order(all)
@@ -308,14 +310,14 @@ impl<'de> Deserializer<'de> for Tracer<'_> {
 
     fn deserialize_enum<V: Visitor<'de>>(
         self,
-        _: &'static str,
+        name: &'static str,
         variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Stop> {
         self.record(&format!("one of: {}", variants.join(" | ")));
         let k = self.choose(variants);
         let variant = variants.get(k).copied().ok_or_else(|| Stop("no variant".into()))?;
-        visitor.visit_enum(Variant { tracer: self, variant })
+        visitor.visit_enum(Variant { tracer: self, enum_name: name, variant })
     }
 }
 
@@ -360,6 +362,8 @@ impl<'de> MapAccess<'de> for Entries<'_> {
 /// The chosen variant of an enum.
 struct Variant<'s> {
     tracer: Tracer<'s>,
+    /// The enum's type name and the variant's: where the variant's documentation is.
+    enum_name: &'static str,
     variant: &'static str,
 }
 
@@ -370,7 +374,8 @@ impl<'de, 's> EnumAccess<'de> for Variant<'s> {
     fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Tracer<'s>), Stop> {
         let name: de::value::StrDeserializer<'_, Stop> = self.variant.into_deserializer();
         let value = seed.deserialize(name)?;
-        Ok((value, Tracer { variant: self.variant, ..self.tracer.child(self.variant, None)? }))
+        let child = self.tracer.child(self.variant, Some((self.enum_name, self.variant)))?;
+        Ok((value, Tracer { variant: self.variant, ..child }))
     }
 }
 
