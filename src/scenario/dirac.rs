@@ -134,8 +134,9 @@ impl DiracConfig {
     /// The task-queue definition of stream `w`'s jobs (seed 001, "Task Queue creation"): owner,
     /// group, this Setup, the CPU time rounded up to its segment, and every requirement list.
     /// `id` interns a name; names carry their kind as a prefix (`user:`, `site:`, `tag:`, …) and
-    /// pilot types are lowercased and unprefixed (a private pilot presents `private`), as the
-    /// DIRAC WMS interns them (`wms::dirac::setup`), in field order. Job types are left empty:
+    /// pilot types are lowercased and unprefixed (a private pilot presents `private`); names are
+    /// interned in field order. The DIRAC WMS and validation both build their definitions here.
+    /// Job types are left empty (the DIRAC WMS sets them after every other name is interned):
     /// the Matcher reads them only from a resource that names some (reference §1.3 item 4).
     pub fn tq_definition(&self, w: &JobStream, id: &mut impl FnMut(&str) -> u32) -> TqDefinition {
         let owner = id(&format!("user:{}", w.owner));

@@ -4,7 +4,7 @@
 //! The world knows a provisioner only by its index; a pilot's owner is `AskState::owner`.
 
 use super::world::{Core, Event, World};
-use crate::engine::{SimDuration, SimTime};
+use crate::engine::SimTime;
 use crate::grid::{Grid, PilotShape, PilotStatus, Refusal};
 use crate::ids::{CeId, JobId, PilotId, WmsId, job_index};
 use crate::wms::provision::{RunCtx, RunEnd};
@@ -126,14 +126,5 @@ impl World {
     pub(super) fn owned_job_ended(&mut self, owner: u8, pilot: PilotId, j: JobId) {
         let (p, mut ctx) = self.runs(owner);
         p.job_ended(&mut ctx, pilot, j);
-    }
-
-    /// What a job's run in pilot `p` spends before its payload: its provisioner's lead
-    /// (none for a WMS's own pilot).
-    pub(super) fn run_lead(&self, p: PilotId) -> SimDuration {
-        match self.core.asks[p as usize].owner.checked_sub(1) {
-            Some(o) => self.provisioners[o as usize].run_lead(p),
-            None => SimDuration::ZERO,
-        }
     }
 }

@@ -85,6 +85,10 @@ pub(super) struct AskState {
     exiting: bool,
     /// The provisioner that owns it, plus one (0: its WMS submitted it and talks to it).
     pub(super) owner: u8,
+    /// What its last `RunEnd::Fixed` run spends before the payload (a generic factory pilot's
+    /// job fetch; zero for a WMS's pilot): a run ended sooner than this plus its CPU work was
+    /// cut at the walltime.
+    lead: SimDuration,
 }
 
 /// News waiting to be delivered to a WMS once the current callback has returned.
@@ -367,12 +371,10 @@ impl World {
         let power = core.grid.ces[job.ce().expect("ran somewhere") as usize].cpu_power;
         // The draw is made for every job, so a job its WMS marked failing draws like any other.
         let drawn = dist::bernoulli(&mut core.job_failure[stream], core.streams[stream].failure_probability);
-        let fails = drawn || core.jobs[job_index(j)].fails;
-        // Cut short at the walltime limit: its run (its provisioner's lead, then its CPU work)
-        // is not done.
-        let run = self.run_lead(p) + SimDuration::from_secs_f64(self.core.jobs[job_index(j)].cpu_work / power);
-        let core = &mut self.core;
         let job = &mut core.jobs[job_index(j)];
+        let fails = drawn || job.fails;
+        // Cut short at the walltime limit: its run (its lead, then its CPU work) is not done.
+        let run = core.asks[p as usize].lead + SimDuration::from_secs_f64(job.cpu_work / power);
         let killed = now - job.matched().expect("started") < run;
         job.status = if fails || killed { JobStatus::Failed } else { JobStatus::Done };
         job.set_ended(Some(now));
@@ -508,6 +510,7 @@ impl Core {
         self.accounting.job_started(now, entities);
         self.recorder.job_started(now, entities, job.cores, power);
         if let RunEnd::Fixed(extra) = end {
+            self.asks[p as usize].lead = extra;
             let limit = self.grid.walltime_limit(p);
             self.push_job_end(j, (now + extra + duration).min(limit));
         }
@@ -530,8 +533,7 @@ impl Core {
         for i in 0..self.transitions.len() {
             let t = self.transitions[i];
             match t {
-                Transition::Started(p) if self.asks[p as usize].owner > 0 => {
-                    let owner = self.asks[p as usize].owner - 1;
+                Transition::Started(p) if let Some(owner) = self.asks[p as usize].owner.checked_sub(1) => {
                     self.news.push_back((self.grid.pilot(p).wms, News::OwnedPilot(owner, p, PilotNews::Started)));
                 }
                 Transition::Started(p) => {

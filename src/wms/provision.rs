@@ -47,9 +47,11 @@ pub trait Provisioning {
     type Demand<'a>;
     /// What its WMS (or the world) records about each pilot it submits.
     type Ticket;
+    /// What a cycle reports for the outputs (a startd Generator's standby record), if anything.
+    type Report;
     /// One cycle: decide and submit. Submissions change the CEs' state at once, and a refusal
     /// is known at once, so a provisioner may choose each next CE from the last outcome.
-    fn cycle(&mut self, demand: Self::Demand<'_>, submit: &mut dyn Submit<Self::Ticket>);
+    fn cycle(&mut self, demand: Self::Demand<'_>, submit: &mut dyn Submit<Self::Ticket>) -> Self::Report;
 }
 
 /// How a started job's run ends.
@@ -113,19 +115,11 @@ pub trait Provisioner {
     fn pilot_news(&mut self, ctx: &mut dyn RunCtx, p: PilotId, news: PilotNews);
     /// Job `j` ended (Done or Failed) in its pilot `p`; its WMS has heard it already.
     fn job_ended(&mut self, ctx: &mut dyn RunCtx, p: PilotId, j: JobId);
-    /// What a job's run in its pilot `p` spends before the payload ([`RunEnd::Fixed`]'s lead):
-    /// a run cut shorter than the lead plus its CPU work was killed at the walltime.
-    fn run_lead(&self, p: PilotId) -> SimDuration;
     /// Extra columns of `pilots.parquet`.
-    fn pilot_columns(&self, _grid: &Grid) -> Vec<ExtraColumn> {
-        Vec::new()
-    }
+    fn pilot_columns(&self, grid: &Grid) -> Vec<ExtraColumn>;
     /// Tables of its own for the outputs.
-    fn tables(&self) -> Vec<Table> {
-        Vec::new()
-    }
-    /// Its entries of `summary.json`'s `factory` list, in scenario order.
-    fn summaries(&self, _grid: &Grid, _jobs: &[Job], _streams: &[StreamInfo], _end: SimTime) -> Vec<serde_json::Value> {
-        Vec::new()
-    }
+    fn tables(&self) -> Vec<Table>;
+    /// Its entries of `summary.json`'s `factory` list (the key the pilot factories' summaries
+    /// have always had), in scenario order.
+    fn summaries(&self, grid: &Grid, jobs: &[Job], streams: &[StreamInfo], end: SimTime) -> Vec<serde_json::Value>;
 }

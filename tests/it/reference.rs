@@ -96,6 +96,26 @@ fn describe(f: &Field, docs: &BTreeMap<(String, String), String>) -> Option<Stri
     docs.get(&key(field.to_string())).or_else(|| docs.get(&key(snake(field)))).cloned()
 }
 
+/// Rustdoc's intra-doc links (``[`Period`]``, ``[`x`](path)``) as plain code spans.
+fn plain(doc: &str) -> String {
+    let mut out = String::new();
+    let mut rest = doc;
+    while let Some(i) = rest.find("[`") {
+        let Some(j) = rest[i..].find("`]").map(|j| i + j) else { break };
+        out.push_str(&rest[..i]);
+        out.push_str(&rest[i + 1..j + 1]);
+        rest = &rest[j + 2..];
+        // A link target in parentheses goes too.
+        if rest.starts_with('(')
+            && let Some(k) = rest.find(')')
+        {
+            rest = &rest[k + 1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 fn markdown(fields: &[Field], docs: &BTreeMap<(String, String), String>) -> String {
     let mut out = String::from(
         "# Scenario reference\n\n\
@@ -113,7 +133,7 @@ fn markdown(fields: &[Field], docs: &BTreeMap<(String, String), String>) -> Stri
             section = top;
             out.push_str(&format!("\n## `{top}`\n\n| field | kind | description |\n|---|---|---|\n"));
         }
-        let doc = describe(f, docs).unwrap_or_default().replace('|', "\\|");
+        let doc = plain(&describe(f, docs).unwrap_or_default()).replace('|', "\\|");
         out.push_str(&format!("| `{}` | {} | {} |\n", f.path, f.kind.replace('|', "\\|"), doc));
     }
     out

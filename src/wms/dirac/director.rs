@@ -32,13 +32,12 @@ pub(super) struct TaskQueueView<'a> {
 pub(super) struct DirectorPilot {
     /// The task queue it was submitted for.
     pub tq: TqId,
+    /// Private (the TQ's owner's) or generic (limited to `MaxJobsInFillMode` cycles).
     pub identity: PilotIdentity,
-    /// A private pilot (the TQ's owner's); a generic pilot is limited to `MaxJobsInFillMode`.
-    pub private: bool,
 }
 
 /// The TaskqueueDirector's own state.
-pub(super) struct SiteDirector {
+pub(super) struct TaskqueueDirector {
     /// Pilots in Submitted/Waiting per TQ within maxPilotWaitingHours.
     waiting: WaitingPilots,
     /// Streams: the director's draws and the gLite WMS's CE choice.
@@ -57,9 +56,9 @@ pub(super) struct SiteDirector {
     ranks: ranking::Ranks,
 }
 
-impl SiteDirector {
+impl TaskqueueDirector {
     pub fn new(factory_ce: Vec<bool>, rngs: &RngStreams) -> Self {
-        SiteDirector {
+        TaskqueueDirector {
             waiting: WaitingPilots::default(),
             rng: rngs.stream("dirac/director"),
             middleware_rng: rngs.stream("grid/wms"),
@@ -77,9 +76,10 @@ impl SiteDirector {
     }
 }
 
-impl Provisioning for SiteDirector {
+impl Provisioning for TaskqueueDirector {
     type Demand<'a> = TaskQueueView<'a>;
     type Ticket = DirectorPilot;
+    type Report = ();
 
     fn cycle(&mut self, view: TaskQueueView<'_>, submit: &mut dyn Submit<DirectorPilot>) {
         let now = submit.now();
@@ -127,7 +127,7 @@ impl Provisioning for SiteDirector {
                 self.ranks.reset(self.candidates.iter().map(|&c| rank_of(grid, c)));
             }
             ranks_current = true;
-            let ticket = DirectorPilot { tq: sub.tq, identity, private: sub.private };
+            let ticket = DirectorPilot { tq: sub.tq, identity };
             let (candidates, ranks) = (&mut self.candidates, &mut self.ranks);
             let mut submitted = 0;
             while submitted < sub.pilots {

@@ -11,7 +11,7 @@ pub mod waiting;
 
 use std::collections::BTreeMap;
 
-use director::{DirectorPilot, SiteDirector, TaskQueueView};
+use director::{DirectorPilot, TaskQueueView, TaskqueueDirector};
 use setup::Static;
 use shares::ShareKeys;
 
@@ -73,7 +73,7 @@ pub struct DiracWms {
     /// Pilot identities in first-use order; 0 is Generic.
     identities: Vec<PilotIdentity>,
     /// The TaskqueueDirector, DIRAC's pilot provisioner.
-    director: SiteDirector,
+    director: TaskqueueDirector,
     /// The Matcher's random stream.
     matcher_rng: SimRng,
     /// Buffers of the priority recomputation, reused.
@@ -113,7 +113,7 @@ impl DiracWms {
             job_tq: Vec::new(),
             pilots: Vec::new(),
             identities: vec![PilotIdentity::Generic],
-            director: SiteDirector::new(factory_fed(scenario, None), rngs),
+            director: TaskqueueDirector::new(factory_fed(scenario, None), rngs),
             matcher_rng: rngs.stream("dirac/matcher"),
             priority_scratch: priority::Scratch::default(),
         };
@@ -226,6 +226,15 @@ impl DiracWms {
     }
 }
 
+/// The index of `identity` in `identities` (first-use order), added if new.
+fn identity_index(identities: &mut Vec<PilotIdentity>, identity: PilotIdentity) -> u32 {
+    let i = identities.iter().position(|&x| x == identity).unwrap_or_else(|| {
+        identities.push(identity);
+        identities.len() - 1
+    });
+    i as u32
+}
+
 /// DIRAC's side of the director's submissions: the pilot's entry (its TQ, identity and fill
 /// mode limit) and its `PilotStalledDays` timer, set as the CE takes it.
 struct DiracSubmit<'a> {
@@ -248,15 +257,18 @@ impl Submit<DirectorPilot> for DiracSubmit<'_> {
     fn submit(&mut self, ce: CeId, shape: PilotShape, t: DirectorPilot) -> Result<PilotId, Refusal> {
         let p = self.ctx.submit_pilot(ce, shape)?;
         DiracWms::after(self.ctx, self.stalled_s, PILOT_STALLED, p);
-        let identity = self.identities.iter().position(|&x| x == t.identity).unwrap_or_else(|| {
-            self.identities.push(t.identity);
-            self.identities.len() - 1
-        }) as u32;
+        let identity = identity_index(self.identities, t.identity);
         let i = p as usize;
         if self.pilots.len() <= i {
             self.pilots.resize(i + 1, DiracPilot::default());
         }
-        self.pilots[i] = DiracPilot { tq: t.tq, identity, cycles: 0, failed_matches: 0, limited: !t.private };
+        self.pilots[i] = DiracPilot {
+            tq: t.tq,
+            identity,
+            cycles: 0,
+            failed_matches: 0,
+            limited: t.identity == PilotIdentity::Generic,
+        };
         Ok(p)
     }
 }

@@ -8,7 +8,7 @@ use crate::dirac::priority::EntityShares;
 use crate::dirac::taskqueue::{TqDefinition, canonical};
 use crate::ids::CeId;
 use crate::scenario::Scenario;
-use crate::scenario::dirac::DiracConfig;
+use crate::scenario::dirac::{CeResource, DiracConfig};
 use crate::workload::{EntityDef, JobEntities, Level, ShareEntities, ShareUnit};
 
 /// String interner: names become dense `u32` ids, in first-seen order.
@@ -45,13 +45,9 @@ impl Names {
 pub struct Static {
     /// Interned names of sites, CEs, platforms, tags, pools, users, groups, setups.
     pub names: Names,
-    /// Interned site, CE and platform name of each CE, and its sorted tags.
-    pub ce_site_id: Vec<u32>,
-    pub ce_name_id: Vec<u32>,
-    pub ce_platform_id: Vec<u32>,
-    pub ce_tags: Vec<Vec<u32>>,
-    /// Each CE's sorted `RequiredTag`s.
-    pub ce_required_tags: Vec<Vec<u32>>,
+    /// What a pilot at each CE tells the Matcher of where it runs (interned site, CE, platform,
+    /// tags and `RequiredTag`s), by CE id.
+    pub ce_resources: Vec<CeResource>,
     /// The group ids (interned) with JOB_SHARING, sorted: a slice of one or two, searched on
     /// every TQ a private pilot's request walks.
     pub job_sharing: Vec<u32>,
@@ -81,18 +77,10 @@ impl Static {
         let private_type = names.id("private");
         let setup = names.id(&format!("setup:{}", d.setup));
         let mut ces = Vec::new();
-        let (mut ce_site_id, mut ce_name_id, mut ce_platform_id, mut ce_tags) = (vec![], vec![], vec![], vec![]);
-        let mut ce_required_tags = Vec::new();
+        let mut ce_resources = Vec::new();
         for site in &s.sites {
-            let site_id = names.id(&format!("site:{}", site.name));
             for ce in &site.ces {
-                ce_site_id.push(site_id);
-                ce_name_id.push(names.id(&format!("ce:{}", ce.name)));
-                ce_platform_id.push(names.id(&format!("platform:{}", ce.platform)));
-                let tags: Vec<String> = ce.tags.iter().map(|t| format!("tag:{t}")).collect();
-                ce_tags.push(names.ids(&tags));
-                let required: Vec<String> = ce.required_tags.iter().map(|t| format!("tag:{t}")).collect();
-                ce_required_tags.push(names.ids(&required));
+                ce_resources.push(CeResource::of(site, ce, &mut |n| names.id(n)));
                 ces.push(ce.name.as_str());
             }
         }
@@ -109,26 +97,8 @@ impl Static {
         job_sharing.sort_unstable();
         job_sharing.dedup();
         let prefixed = |p: &str, v: &[String]| -> Vec<String> { v.iter().map(|x| format!("{p}:{x}")).collect() };
-        let segments = &d.rules().cpu_segments;
-        let stream_def = s
-            .workload
-            .iter()
-            .map(|w| TqDefinition {
-                owner: names.id(&format!("user:{}", w.owner)),
-                group: names.id(&format!("group:{}", w.group)),
-                setup,
-                cpu_time: segments.fit(w.cpu_time).round() as u64,
-                sites: names.ids(&prefixed("site", &w.sites)),
-                banned_sites: names.ids(&prefixed("site", &w.banned_sites)),
-                platforms: names.ids(&prefixed("platform", &w.platforms)),
-                grid_ces: names.ids(&prefixed("ce", &w.grid_ces)),
-                pilot_types: names.ids(&w.pilot_types.iter().map(|t| t.to_lowercase()).collect::<Vec<_>>()),
-                submit_pools: names.ids(&prefixed("pool", &w.submit_pools)),
-                tags: names.ids(&prefixed("tag", &w.tags)),
-                force_generic: w.force_generic,
-                job_types: Vec::new(),
-            })
-            .collect();
+        let stream_def: Vec<TqDefinition> =
+            s.workload.iter().map(|w| d.tq_definition(w, &mut |n| names.id(n))).collect();
         let mut pool_ces = BTreeMap::new();
         for pool in &d.director.submit_pools {
             let id = names.id(&format!("pool:{}", pool.name));
@@ -140,7 +110,7 @@ impl Static {
         let default_pools = names.ids(&prefixed("pool", &d.director.default_submit_pools));
         // Job types are interned last, so every other name keeps the id it had before they were
         // modelled (ids order task queues, and so the matcher's draws).
-        let mut stream_def: Vec<TqDefinition> = stream_def;
+        let mut stream_def = stream_def;
         let mut kind_job_types = [Vec::new(), Vec::new()];
         for (def, w) in stream_def.iter_mut().zip(&s.workload) {
             let id = names.id(&format!("jobtype:{}", w.job_type));
@@ -151,11 +121,7 @@ impl Static {
         let kind_job_types = kind_job_types.map(canonical);
         Self {
             names,
-            ce_site_id,
-            ce_name_id,
-            ce_platform_id,
-            ce_tags,
-            ce_required_tags,
+            ce_resources,
             job_sharing,
             shares: EntityShares { group: group_share, user_factor: BTreeMap::new() },
             stream_def,
@@ -170,19 +136,7 @@ impl Static {
 
     /// The resource description a pilot at CE `c` presents to the Matcher.
     pub fn resource(&self, c: CeId, identity: PilotIdentity, cpu_time: f64) -> Resource<'_> {
-        let c = c as usize;
-        Resource {
-            identity,
-            private_type: self.private_type,
-            setup: self.setup,
-            site: self.ce_site_id[c],
-            grid_ce: self.ce_name_id[c],
-            platform: self.ce_platform_id[c],
-            tags: &self.ce_tags[c],
-            required_tags: &self.ce_required_tags[c],
-            cpu_time,
-            job_types: &[],
-        }
+        self.ce_resources[c as usize].resource(identity, self.private_type, self.setup, cpu_time)
     }
 
     /// True if group `g` has JOB_SHARING.

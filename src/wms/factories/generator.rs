@@ -18,10 +18,10 @@ pub struct Demand {
     /// Jobs submitted to the WMS so far (the arrivals since the last cycle, for the adaptive
     /// standby controller).
     pub submitted: u64,
-    /// Jobs waiting in the WMS for a pilot of the factory's queue (all of DIRAC's).
-    pub queued_jobs: u64,
-    /// Free VMs of its running startd pilots.
-    pub idle_vms: u32,
+    /// What a startd factory's standby policy reads (none for a generic factory): the jobs
+    /// waiting in the WMS for a pilot of the factory's queue (all of DIRAC's), and the free VMs
+    /// of its running startd pilots.
+    pub startd: Option<(u64, u32)>,
 }
 
 /// The world's side of a factory's submissions: the pilot is the factory's (its news and its
@@ -57,18 +57,23 @@ impl Submit<()> for Owned<'_, '_> {
 impl Provisioning for Factory {
     type Demand<'a> = Demand;
     type Ticket = ();
+    /// A startd Generator's record of the cycle, for `factory_cycles.parquet` (its `factory`
+    /// index is the caller's to set).
+    type Report = Option<CycleRow>;
 
-    fn cycle(&mut self, demand: Demand, submit: &mut dyn Submit<()>) {
+    fn cycle(&mut self, demand: Demand, submit: &mut dyn Submit<()>) -> Option<CycleRow> {
         let now = submit.now();
         let elapsed = now - self.last_cycle;
         self.last_cycle = now;
         let arrived = demand.submitted - self.seen_submitted;
         self.seen_submitted = demand.submitted;
         let observed = Observed { queued: self.queued, running: self.running };
-        let pool = self.nodes(submit.grid());
+        let pool = if self.is_startd() { self.nodes(submit.grid()) } else { 0 };
+        let mut row = None;
         let n = match &mut self.mode {
             Mode::Generic(g) => g.cycle(elapsed, observed).pilots,
             Mode::Startd { settings, standby, .. } => {
+                let (queued_jobs, idle_vms) = demand.startd.unwrap_or_default();
                 let removals = self.stats.removals - self.seen_removals;
                 standby.observe_arrivals(arrived, elapsed);
                 standby.observe_removals(removals, self.running + removals as u32, elapsed);
@@ -77,26 +82,24 @@ impl Provisioning for Factory {
                 standby.observe_job_ends(ended - self.seen_ended, elapsed);
                 self.seen_ended = ended;
                 let obs = StandbyObservation {
-                    queued_jobs: demand.queued_jobs,
+                    queued_jobs,
                     running_startds: self.running,
                     queued_startds: self.queued,
-                    idle_vms: demand.idle_vms,
+                    idle_vms,
                     vms_per_startd: settings.vms,
                     pool_startds: pool,
                 };
                 let target = standby.target(&obs);
                 let estimates = standby.estimates();
                 // `standby` is counted after the cycle's submissions.
-                self.cycle_row = Some(CycleRow { time: now, factory: 0, obs, target, standby: 0, estimates });
+                row = Some(CycleRow { time: now, factory: 0, obs, target, standby: 0, estimates });
                 target.saturating_sub(obs.queued_startds)
             }
         };
         self.stats.cycles += 1;
         self.stats.standby_sum += u64::from(self.queued);
         self.submit_round_robin(submit, n);
-        if let Some(row) = &mut self.cycle_row {
-            row.standby = self.queued;
-        }
+        row.map(|row| CycleRow { standby: self.queued, ..row })
     }
 }
 

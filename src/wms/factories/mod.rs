@@ -124,8 +124,6 @@ pub struct Factory {
     queued: u32,
     running: u32,
     pub stats: FactoryStats,
-    /// A startd Generator's record of its last cycle, for `factory_cycles.parquet`.
-    cycle_row: Option<CycleRow>,
 }
 
 /// Every factory of the world, their startd pilots and the clocks of the jobs on their VMs.
@@ -142,7 +140,7 @@ pub struct Factories {
 
 /// One startd Generator cycle: what its standby policy saw and decided.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct CycleRow {
+pub struct CycleRow {
     pub time: SimTime,
     pub factory: u32,
     pub obs: StandbyObservation,
@@ -189,7 +187,6 @@ impl Factories {
                 queued: 0,
                 running: 0,
                 stats: FactoryStats::default(),
-                cycle_row: None,
             });
         }
         Factories { list, ..Default::default() }
@@ -208,15 +205,12 @@ impl Factories {
     fn cycle(&mut self, ctx: &mut dyn RunCtx, i: usize) {
         let now = ctx.now();
         let f = &self.list[i];
-        let demand = Demand {
-            submitted: ctx.jobs_submitted(f.wms),
-            queued_jobs: ctx.queued_jobs(f.wms, f.cfg.target().2),
-            idle_vms: self.idle_vms(i),
-        };
+        // Only a startd factory's standby policy reads the queued jobs and the idle VMs.
+        let startd = f.is_startd().then(|| (ctx.queued_jobs(f.wms, f.cfg.target().2), self.idle_vms(i)));
+        let demand = Demand { submitted: ctx.jobs_submitted(f.wms), startd };
         let cycle = f.cfg.cycle();
         let mut submit = Owned { ctx: &mut *ctx, owner: &mut self.owner, factory: i as u32, wms: f.wms };
-        self.list[i].cycle(demand, &mut submit);
-        if let Some(row) = self.list[i].cycle_row.take() {
+        if let Some(row) = self.list[i].cycle(demand, &mut submit) {
             self.cycles.push(CycleRow { factory: i as u32, ..row });
         }
         ctx.set_timer(now + cycle, Timer { kind: CYCLE, id: i as u32 });
@@ -325,19 +319,9 @@ impl Provisioner for Factories {
         } else {
             stats.jobs_failed += 1;
         }
-        if self.clocks.contains_key(&j) {
-            self.startd_job_ended(ctx, i, p, j);
-        } else {
-            ctx.end_pilot(p); // a generic pilot runs one job
-        }
-    }
-
-    /// A generic pilot's job fetch tpw, which [`RunEnd::Fixed`] schedules before the CPU work.
-    /// A startd pilot's jobs (ended by their clocks) have none.
-    fn run_lead(&self, p: PilotId) -> SimDuration {
-        match self.of_pilot(p).map(|i| &self.list[i]) {
-            Some(f) if !f.is_startd() => f.steps.1,
-            _ => SimDuration::ZERO,
+        match self.clocks.remove(&j) {
+            Some(clock) => self.startd_job_ended(ctx, i, p, clock),
+            None => ctx.end_pilot(p), // a generic pilot runs one job
         }
     }
 

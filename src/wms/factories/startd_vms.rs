@@ -9,7 +9,7 @@ use super::{Factories, Mode, STARTD_FETCH, STARTD_REMOVE, STARTD_RUN};
 use crate::engine::{SimDuration, SimTime};
 use crate::factory::startd::{self, StartdAction, StartdPilot};
 use crate::grid::PilotStatus;
-use crate::ids::{JobId, PilotId, job_index};
+use crate::ids::{PilotId, job_index};
 use crate::wms::Timer;
 use crate::wms::provision::{RunCtx, RunEnd};
 
@@ -63,10 +63,9 @@ impl Factories {
         }
     }
 
-    /// Job `j` (with a clock) ended on a VM of factory `i`'s startd pilot `p`: the VM is free,
-    /// and background jobs resume if it was the last foreground job.
-    pub(super) fn startd_job_ended(&mut self, ctx: &mut dyn RunCtx, i: usize, p: PilotId, j: JobId) {
-        let Some(clock) = self.clocks.remove(&j) else { return };
+    /// A job ended on a VM of factory `i`'s startd pilot `p` (its `clock`, taken off): the VM is
+    /// free, and background jobs resume if it was the last foreground job.
+    pub(super) fn startd_job_ended(&mut self, ctx: &mut dyn RunCtx, i: usize, p: PilotId, clock: Clock) {
         let now = ctx.now();
         let Some(s) = self.startds.get_mut(&p) else { return };
         match s.pilot.job_ended(now, usize::from(clock.vm)) {
