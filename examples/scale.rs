@@ -151,7 +151,7 @@ fn brokerage_rows(world: &pilotsim::sim::World) -> usize {
             let any: &dyn std::any::Any = w.as_ref();
             any.downcast_ref::<pilotsim::wms::panda::PandaWms>()
         })
-        .map(|p| p.record.table_rows())
+        .map(|p| p.record().table_rows())
         .sum()
 }
 

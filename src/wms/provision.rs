@@ -2,15 +2,16 @@
 //!
 //! Every pilot provisioner decides, at each of its cycles, what to submit where from what its WMS
 //! and the grid show: [`Provisioning`]. DIRAC's TaskqueueDirector (`wms::dirac::director`) reads
-//! the task queues; a pilot factory (`wms::factories`) the jobs its WMS has queued for it and
-//! its own pilots. Each submits through a [`Submit`], which records what the pilot is for the
-//! moment the CE takes it (its ticket: DIRAC's task queue and pilot identity; a factory's pilot
-//! becomes the factory's). PanDA's Harvester still submits from `wms::panda::pilots` directly:
-//! in push mode each worker takes its job from PanDA's dispatcher as it is made, so Harvester
-//! moves behind this interface with the split of PanDA's agents over their shared job table.
+//! the task queues; PanDA's Harvester (`wms::panda::harvester`) the activated jobs and its
+//! workers per PanDA queue; a pilot factory (`wms::factories`) the jobs its WMS has queued for
+//! it and its own pilots. Each submits through a [`Submit`], which records what the pilot is for
+//! the moment the CE takes it (its ticket: DIRAC's task queue and pilot identity; Harvester's
+//! PanDA queue, and in push mode the job the WMS gives the worker; a factory's pilot becomes
+//! the factory's).
 //!
-//! Who owns the pilots differs. The director's are DIRAC's: the world asks DIRAC for their work,
-//! and DIRAC runs the director as one of its agents (a WMS timer). A pilot factory's pilots are
+//! Who owns the pilots differs. The director's are DIRAC's and Harvester's are PanDA's: the
+//! world asks their WMS for their work, and the WMS runs the provisioner as one of its agents
+//! (a WMS timer). A pilot factory's pilots are
 //! the factory's: the factories are a [`Provisioner`], an actor of the world beside the WMSs,
 //! which the world sends their pilots' news to, not to their WMS, and never asks their WMS for
 //! work on their behalf. It fetches their jobs from the WMS itself
@@ -31,14 +32,16 @@ use crate::ids::{CeId, JobId, PilotId, WmsId};
 use crate::metrics::{ExtraColumn, Table};
 use crate::workload::{Job, StreamInfo};
 
-/// Where a provisioner's submissions go, and what it sees of the grid meanwhile.
-pub trait Submit<Ticket> {
+/// Where a provisioner's submissions go, and what it sees of the grid meanwhile. A submission
+/// that is not made says why: the CE's refusal, or (`Refused`) what else the WMS's side of the
+/// submission may refuse (a Harvester push worker without a job).
+pub trait Submit<Ticket, Refused = Refusal> {
     /// The current simulated time.
     fn now(&self) -> SimTime;
     /// The grid: CEs, their state (each submission changes its CE's), every pilot.
     fn grid(&self) -> &Grid;
-    /// Submit a pilot of `shape` to CE `ce`, for what `ticket` says; its id, or the CE's refusal.
-    fn submit(&mut self, ce: CeId, shape: PilotShape, ticket: Ticket) -> Result<PilotId, Refusal>;
+    /// Submit a pilot of `shape` to CE `ce`, for what `ticket` says; its id, or why not.
+    fn submit(&mut self, ce: CeId, shape: PilotShape, ticket: Ticket) -> Result<PilotId, Refused>;
 }
 
 /// A pilot provisioner's cycle: what to submit where, from what its WMS and the grid show.
@@ -47,11 +50,14 @@ pub trait Provisioning {
     type Demand<'a>;
     /// What its WMS (or the world) records about each pilot it submits.
     type Ticket;
+    /// Why a submission was not made ([`Refusal`]: the CE's refusal).
+    type Refused;
     /// What a cycle reports for the outputs (a startd Generator's standby record), if anything.
     type Report;
     /// One cycle: decide and submit. Submissions change the CEs' state at once, and a refusal
     /// is known at once, so a provisioner may choose each next CE from the last outcome.
-    fn cycle(&mut self, demand: Self::Demand<'_>, submit: &mut dyn Submit<Self::Ticket>) -> Self::Report;
+    fn cycle(&mut self, demand: Self::Demand<'_>, submit: &mut dyn Submit<Self::Ticket, Self::Refused>)
+    -> Self::Report;
 }
 
 /// How a started job's run ends.

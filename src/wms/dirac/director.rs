@@ -12,7 +12,7 @@ use crate::dirac::director::{self, DirectorSettings};
 use crate::dirac::matcher::{self, PilotIdentity};
 use crate::dirac::taskqueue::{DefId, TaskQueue, TaskQueueDb, TqId};
 use crate::engine::{RngStreams, SimDuration, SimRng};
-use crate::grid::{Grid, PilotShape, ranking};
+use crate::grid::{Grid, PilotShape, Refusal, ranking};
 use crate::ids::{CeId, PilotId};
 use crate::scenario::dirac::DiracConfig;
 use crate::wms::provision::{Provisioning, Submit};
@@ -79,6 +79,7 @@ impl TaskqueueDirector {
 impl Provisioning for TaskqueueDirector {
     type Demand<'a> = TaskQueueView<'a>;
     type Ticket = DirectorPilot;
+    type Refused = Refusal;
     type Report = ();
 
     fn cycle(&mut self, view: TaskQueueView<'_>, submit: &mut dyn Submit<DirectorPilot>) {

@@ -57,6 +57,7 @@ impl Submit<()> for Owned<'_, '_> {
 impl Provisioning for Factory {
     type Demand<'a> = Demand;
     type Ticket = ();
+    type Refused = Refusal;
     /// A startd Generator's record of the cycle, for `factory_cycles.parquet` (its `factory`
     /// index is the caller's to set).
     type Report = Option<CycleRow>;

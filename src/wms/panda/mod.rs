@@ -24,35 +24,54 @@
 //!   brokerage: `activated` (direct input) or `assigned` while its input travels, then as above
 //! ```
 //!
+//! Each agent is a struct of its own module that owns its state and code, as in panda-server:
+//! [`task_broker::TaskBroker`], [`job_generator::JobGenerator`] (with analysis brokerage,
+//! [`anal_brokerage`]), the [`dispatcher::Dispatcher`] (`getJob`), [`harvester::Harvester`] (on
+//! the provisioning boundary, `wms::provision`), [`copy_archive::CopyArchive`] and the
+//! [`adder::Adder`]; data movement is [`ddm::Ddm`]'s. What they share is [`db::Db`]: the job and
+//! task tables, `SiteData`, Harvester's workers and the brokerage record, as panda-server's
+//! agents share its database. `PandaWms` only owns them and routes the world's callbacks and
+//! its timers to them; no agent names it.
+//!
 //! The pure decisions are `crate::panda`'s; [`view`] builds their inputs from the scenario and a
-//! snapshot of these tables. Each brokerage decision is kept ([`record`]) for `brokerage.parquet`
+//! snapshot of the tables. Each brokerage decision is kept ([`record`]) for `brokerage.parquet`
 //! and `pilotsim explain`.
 
-mod analysis;
-mod daemon;
-mod data;
-mod dispatch;
-mod jedi;
+mod adder;
+mod anal_brokerage;
+mod copy_archive;
+mod db;
+mod ddm;
+mod dispatcher;
+mod harvester;
+mod job_generator;
 mod outputs;
-mod pilots;
 pub mod record;
 pub mod replay;
 mod setup;
+mod site_data;
 pub mod tables;
+mod task_broker;
 pub mod view;
+mod workers;
 
-use crate::engine::{RngStreams, SimRng, SimTime};
+use crate::engine::{RngStreams, SimTime};
 use crate::grid::Grid;
 use crate::grid::network::TransferId;
 use crate::ids::{JobId, PilotId, WmsId};
 use crate::metrics::ExtraColumn;
+use crate::panda::timeouts::JobStatus as PStatus;
 use crate::scenario::Scenario;
 use crate::scenario::panda::PandaConfig;
+use crate::wms::provision::Provisioning;
 use crate::wms::{Answer, Ctx, FetchRequest, PilotNews, Timer, Wms};
 use crate::workload::{Job, ShareEntities, StreamInfo};
 
+pub use copy_archive::CopyArchiveCounters;
+pub use ddm::DataCounters;
+pub use harvester::HarvesterCounters;
 pub use setup::StreamShape;
-use tables::Tables;
+use tables::{Tables, TaskStatus};
 
 /// Timer kinds (digest codes; clear of the world's `sim::world::WORLD_CODES`).
 const TASK_ARRIVAL: u16 = 200;
@@ -63,102 +82,25 @@ const COPY_ARCHIVE: u16 = 204;
 const REPLAY_ARRIVAL: u16 = 205;
 const ADDER: u16 = 206;
 
-/// A PQ's Harvester workers: queued (submitted, waiting in the batch system) and running.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Workers {
-    pub queued: u64,
-    pub running: u64,
-}
-
-/// The snapshot the views read: the tables' counts, `laststart`, the grid's storage and
-/// network, and Harvester's worker counts `queued`/`running`.
-fn snapshot<'a>(
-    tables: &'a Tables,
-    last_start: &'a [Option<SimTime>],
-    ctx: &'a dyn Ctx,
-    queued: &'a [crate::panda::harvester::config::WorkerCounts],
-    running: &'a [crate::panda::harvester::config::WorkerCounts],
-) -> view::Dynamic<'a> {
-    view::Dynamic {
-        now: ctx.now(),
-        queue_jobs: &tables.counts,
-        queue_gshare_jobs: &tables.leaf_counts,
-        storages: ctx.storages(),
-        network: ctx.network(),
-        last_start,
-        workers_queued: queued,
-        workers_running: running,
-    }
-}
-
-/// The PanDA WMS instance of a world.
+/// The PanDA WMS instance of a world: its agents and their shared state (module doc).
 pub struct PandaWms {
-    cfg: PandaConfig,
-    /// Static facts of the scenario the agents read (queues' CEs and sites, stream shapes).
-    statics: setup::Statics,
-    /// The inputs of production task and job brokerage.
-    prod_view: view::prod::ProdView,
-    /// The inputs of analysis brokerage.
-    anal_view: view::anal::AnalView,
-    /// getJob requests and job starts per PQ over the last hours (analysis brokerage's inputs).
-    gets: analysis::Activity,
-    starts: analysis::Activity,
-    /// Analysis brokerage's snapshot of the current JobGenerator cycle.
-    anal_cache: Option<analysis::AnalCache>,
-    /// The inputs of Harvester's decisions.
-    harvest_view: view::harvester::HarvesterView,
-    /// Per PQ, the counts (activated, queued n/cores, running n/cores) of its last Harvester
-    /// cycle if that cycle submitted nothing (pull mode): the same counts decide the same.
-    harvest_idle: Vec<Option<pilots::IdleKey>>,
-    /// PQs a pilot factory feeds (`factory[].queue`, seed 003): Harvester submits no workers
-    /// there.
-    factory_queue: Vec<bool>,
-    /// The world stream of PanDA stream `k` is `first_stream + k`.
-    first_stream: u32,
-    tables: Tables,
+    /// What every agent reads and none changes.
+    st: setup::Statics,
+    /// What the agents share.
+    db: db::Db,
+    task_broker: task_broker::TaskBroker,
+    job_generator: job_generator::JobGenerator,
+    dispatcher: dispatcher::Dispatcher,
+    harvester: harvester::Harvester,
+    copy_archive: copy_archive::CopyArchive,
+    adder: adder::Adder,
+    ddm: ddm::Ddm,
     /// Task arrival times of each task (task index order), set at start.
     arrivals: Vec<SimTime>,
     /// The replayed jobs in creation order (`panda.replay`), and the task of the first replay
     /// stream (stream `k`'s is `first_replay_task + k`, after every real task).
     replay: Vec<replay::ReplayJob>,
     first_replay_task: u32,
-    /// Production tasks waiting for a nucleus.
-    assigning: Vec<u32>,
-    /// Tasks generating or running jobs.
-    generating: Vec<u32>,
-    /// JEDI's jobs not yet final (pruned by copyArchive); replayed jobs are not in it.
-    live: Vec<u32>,
-    /// The PQ and CE (index in its `harvest_view.queues[q].ces`) of each of its pilots, by `PilotId`
-    /// (`u16::MAX`: another WMS's pilot).
-    pilot_queue: Vec<u16>,
-    pilot_ce: Vec<u16>,
-    /// Push mode (`pilots`): the job (index) each worker was made for until its pilot runs it,
-    /// by `PilotId` (`pilots::NO_JOB`: none), and the worker of each such job.
-    pilot_job: Vec<u32>,
-    job_worker: std::collections::BTreeMap<u32, PilotId>,
-    workers: Vec<Workers>,
-    /// Workers per PQ and CE (the CE weighting's statistics).
-    ce_workers: Vec<Vec<Workers>>,
-    /// `laststart` of each PQ: when a job last started there.
-    last_start: Vec<Option<SimTime>>,
-    /// Jobs in `holding`, in the order their pilots reported (an Adder cycle is set while any).
-    holding: Vec<u32>,
-    /// The job each of its transfers carries, by `TransferId` (`u32::MAX` for none).
-    transfer_job: Vec<u32>,
-    /// Dispatch order of the gshare leaves (indices) and when it was computed.
-    leaf_rank: Vec<usize>,
-    ranks_at: Option<SimTime>,
-    /// The job broker's queue buffer, refilled every brokerage.
-    queue_buf: Vec<view::prod::BrokerQueue>,
-    pub record: record::Records,
-    pub data: data::DataCounters,
-    pub daemon: daemon::DaemonCounters,
-    pub harvester: pilots::HarvesterCounters,
-    rng_task_broker: SimRng,
-    rng_site_pick: SimRng,
-    rng_anal: SimRng,
-    rng_dispatch: SimRng,
-    rng_harvester: SimRng,
 }
 
 impl PandaWms {
@@ -173,6 +115,7 @@ impl PandaWms {
         rngs: &RngStreams,
     ) -> (Self, ShareEntities, Vec<StreamInfo>) {
         let mut statics = setup::Statics::new(scenario, cfg);
+        statics.first_stream = first_stream;
         let replay = replay::replay_jobs(scenario, cfg);
         for (k, r) in statics.shapes[statics.first_replay..].iter_mut().enumerate() {
             let mine: Vec<f64> = replay.iter().filter(|j| usize::from(j.stream) == k).map(|j| j.cpu_work).collect();
@@ -180,7 +123,6 @@ impl PandaWms {
             r.cpu_work = if mine.is_empty() { 0.0 } else { mine.iter().sum::<f64>() / mine.len() as f64 };
         }
         let (entities, streams) = setup::entities_and_streams(&statics, wms);
-        let nq = cfg.queues.len();
         let n_leaves = statics.leaves.len();
         let arrival_rng = |name: &str| rngs.stream(&format!("panda:{name}/arrival"));
         let mut arrivals = Vec::new();
@@ -205,70 +147,107 @@ impl PandaWms {
                 first,
             ));
         }
-        let mut tables = Tables::new(nq, n_leaves);
+        let corepower = cfg.queues.iter().map(|q| q.corepower).collect();
+        let max_attempt = statics.shapes.iter().map(|s| s.max_attempt).collect();
+        let mut tables = Tables::new(corepower, n_leaves, max_attempt);
         tables.tasks = tasks;
-        let harvest_view = view::harvester::HarvesterView::new(scenario);
-        let ce_workers = harvest_view.queues.iter().map(|h| vec![Workers::default(); h.ces.len().max(1)]).collect();
-        let me = Self {
-            cfg: cfg.clone(),
-            prod_view: view::prod::ProdView::new(scenario),
-            harvest_view,
-            anal_view: view::anal::AnalView::new(scenario),
-            harvest_idle: vec![None; nq],
-            factory_queue: cfg
-                .queues
-                .iter()
-                .map(|q| scenario.factory.iter().any(|f| f.target().2 == Some(q.name.as_str())))
-                .collect(),
-            gets: analysis::Activity::new(nq),
-            starts: analysis::Activity::new(nq),
-            anal_cache: None,
-            first_stream,
+        let nq = cfg.queues.len();
+        let db = db::Db {
             tables,
+            site: site_data::SiteData::new(nq),
+            workers: workers::WorkerTable::new(cfg.queues.iter().map(|q| u64::from(q.cores())).collect()),
+            record: record::Records::default(),
+        };
+        let me = Self {
+            db,
+            task_broker: task_broker::TaskBroker::new(rngs),
+            job_generator: job_generator::JobGenerator::new(scenario, rngs),
+            dispatcher: dispatcher::Dispatcher::new(n_leaves, rngs),
+            harvester: harvester::Harvester::new(scenario, &statics, rngs),
+            copy_archive: copy_archive::CopyArchive::default(),
+            adder: adder::Adder::default(),
+            ddm: ddm::Ddm::default(),
             arrivals,
             replay,
             first_replay_task,
-            assigning: Vec::new(),
-            generating: Vec::new(),
-            live: Vec::new(),
-            pilot_queue: Vec::new(),
-            pilot_ce: Vec::new(),
-            pilot_job: Vec::new(),
-            job_worker: std::collections::BTreeMap::new(),
-            workers: vec![Workers::default(); nq],
-            ce_workers,
-            last_start: vec![None; nq],
-            transfer_job: Vec::new(),
-            leaf_rank: (0..n_leaves).collect(),
-            ranks_at: None,
-            queue_buf: Vec::new(),
-            holding: Vec::new(),
-            record: record::Records::default(),
-            data: data::DataCounters::default(),
-            daemon: daemon::DaemonCounters::default(),
-            harvester: pilots::HarvesterCounters::default(),
-            rng_task_broker: rngs.stream("panda/task_broker"),
-            rng_site_pick: rngs.stream("panda/job_broker/site_pick"),
-            rng_anal: rngs.stream("panda/anal_broker"),
-            rng_dispatch: rngs.stream("panda/dispatch"),
-            rng_harvester: rngs.stream("panda/harvester/ce"),
-            statics,
+            st: statics,
         };
         (me, entities, streams)
     }
 
-    /// The tables (for outputs and tests).
+    /// The job and task tables (for outputs and tests).
     pub fn tables(&self) -> &Tables {
-        &self.tables
+        &self.db.tables
     }
 
-    fn corepower(&self, q: u16) -> f64 {
-        self.cfg.queues[q as usize].corepower
+    /// The brokerage decisions (`brokerage.parquet`).
+    pub fn record(&self) -> &record::Records {
+        &self.db.record
+    }
+
+    /// What the data path did.
+    pub fn data(&self) -> &DataCounters {
+        &self.ddm.counters
+    }
+
+    /// What Harvester did.
+    pub fn harvester(&self) -> &HarvesterCounters {
+        &self.harvester.counters
+    }
+
+    /// What copyArchive did.
+    pub fn copy_archive(&self) -> &CopyArchiveCounters {
+        &self.copy_archive.counters
     }
 
     fn every(&self, ctx: &mut dyn Ctx, kind: u16, period: crate::engine::Period) {
         let next = ctx.now() + period.duration();
         ctx.set_timer(next, Timer { kind, id: 0 });
+    }
+
+    /// Task `id` arrives: a production task waits for the TaskBroker, an analysis task for the
+    /// JobGenerator's next cycle.
+    fn task_arrived(&mut self, ctx: &dyn Ctx, id: u32) {
+        let analysis = self.st.shapes[usize::from(self.db.tables.tasks[id as usize].stream)].analysis;
+        let t = &mut self.db.tables.tasks[id as usize];
+        t.retry_at = ctx.now();
+        if analysis {
+            t.status = TaskStatus::Running;
+            self.job_generator.generating.push(id);
+        } else {
+            t.status = TaskStatus::Assigning;
+            self.task_broker.task_arrived(id);
+        }
+    }
+
+    /// One Harvester cycle: its job fetcher's requests at the push PQs, then its decisions and
+    /// submissions over what PanDA shows now.
+    fn harvester_cycle(&mut self, ctx: &mut dyn Ctx) {
+        let now = ctx.now();
+        for q in self.harvester.fetching_queues(&self.st) {
+            self.db.site.gets.add(q, now);
+        }
+        let (queued, running) = self.db.workers.counts();
+        let demand = harvester::HarvesterDemand {
+            activated: self.db.tables.counts.iter().map(|c| c.activated).collect(),
+            queued,
+            running,
+        };
+        let mut submit =
+            harvester::HarvesterSubmit { ctx, st: &self.st, db: &mut self.db, dispatcher: &mut self.dispatcher };
+        self.harvester.cycle(&demand, &mut submit);
+    }
+
+    /// The pieces the outputs read.
+    fn parts(&self) -> outputs::Parts<'_> {
+        outputs::Parts {
+            st: &self.st,
+            db: &self.db,
+            replay: &self.replay,
+            data: &self.ddm.counters,
+            copy_archive: &self.copy_archive.counters,
+            harvester: &self.harvester.counters,
+        }
     }
 }
 
@@ -294,25 +273,31 @@ impl Wms for PandaWms {
     }
 
     fn timer(&mut self, ctx: &mut dyn Ctx, timer: Timer) {
-        let a = self.cfg.agents;
+        let a = self.st.cfg.agents;
+        let (st, db) = (&self.st, &mut self.db);
         match timer.kind {
             TASK_ARRIVAL => self.task_arrived(ctx, timer.id),
-            REPLAY_ARRIVAL => self.replay_arrived(ctx, timer.id),
-            ADDER => self.adder_cycle(ctx),
+            REPLAY_ARRIVAL => {
+                let rj = &self.replay[timer.id as usize];
+                let task = self.first_replay_task + u32::from(rj.stream);
+                replay::arrived(st, db, &mut self.ddm, ctx, rj, timer.id, task);
+            }
+            ADDER => self.adder.cycle(st, db, &mut self.ddm, ctx),
             TASK_BROKERAGE => {
-                self.task_brokerage(ctx);
+                let assigned = self.task_broker.cycle(st, db, &self.job_generator.generating, ctx);
+                self.job_generator.generating.extend(assigned);
                 self.every(ctx, TASK_BROKERAGE, a.task_brokerage_s);
             }
             JOB_GENERATION => {
-                self.job_generation(ctx);
+                self.job_generator.cycle(st, db, &mut self.ddm, ctx);
                 self.every(ctx, JOB_GENERATION, a.job_generation_s);
             }
             HARVESTER => {
                 self.harvester_cycle(ctx);
-                self.every(ctx, HARVESTER, self.cfg.harvester.lookup_time);
+                self.every(ctx, HARVESTER, self.st.cfg.harvester.lookup_time);
             }
             COPY_ARCHIVE => {
-                self.copy_archive(ctx);
+                self.copy_archive.cycle(st, db, ctx);
                 self.every(ctx, COPY_ARCHIVE, a.copy_archive_s);
             }
             _ => {}
@@ -320,21 +305,25 @@ impl Wms for PandaWms {
     }
 
     fn pilot_news(&mut self, ctx: &mut dyn Ctx, p: PilotId, news: PilotNews) {
-        self.pilot_news_of(ctx, p, news);
+        self.harvester.pilot_news(&mut self.db, ctx, p, news);
     }
 
     fn pilot_asks(&mut self, ctx: &mut dyn Ctx, p: PilotId) -> Answer {
-        self.dispatch(ctx, p)
+        self.dispatcher.dispatch(&self.st, &mut self.db, ctx, p)
     }
 
+    /// The pilot's final `updateJob`: the job is `holding` until the Adder's next cycle.
     fn job_ended(&mut self, ctx: &mut dyn Ctx, _p: PilotId, j: JobId) {
-        self.payload_ended(ctx, j);
+        let period = self.st.cfg.agents.adder_s.duration();
+        if let Some(at) = self.adder.update_job(&mut self.db, ctx.now(), period, j) {
+            ctx.set_timer(at, Timer { kind: ADDER, id: 0 });
+        }
     }
 
     /// `activated` jobs of the queue (of every queue for `None`).
     fn queued_jobs(&self, queue: Option<&str>) -> u64 {
-        let q = queue.and_then(|n| self.cfg.queues.iter().position(|x| x.name == n));
-        let counts = &self.tables.counts;
+        let q = queue.and_then(|n| self.st.cfg.queues.iter().position(|x| x.name == n));
+        let counts = &self.db.tables.counts;
         match q {
             Some(q) => counts[q].activated,
             None => counts.iter().map(|c| c.activated).sum(),
@@ -342,38 +331,37 @@ impl Wms for PandaWms {
     }
 
     fn fetch_job(&mut self, ctx: &mut dyn Ctx, req: &FetchRequest) -> Option<JobId> {
-        self.fetch_for_factory(ctx, req)
+        self.dispatcher.fetch_for_factory(&self.st, &mut self.db, ctx, req)
     }
 
     /// A factory's startd pilot gave the running job back (removed, or the job preempted): it is
     /// `activated` at its queue again, as Condor requeues a vacated job (seed 003 §2).
     fn job_requeued(&mut self, ctx: &mut dyn Ctx, j: JobId) {
-        let Some(i) = self.tables.of_job(j) else { return };
-        let cp = self.corepower(self.tables.jobs[i as usize].queue);
-        self.tables.set_status(i, crate::panda::timeouts::JobStatus::Activated, ctx.now(), cp);
+        let Some(i) = self.db.tables.of_job(j) else { return };
+        self.db.tables.set_status(i, PStatus::Activated, ctx.now());
     }
 
     fn transfer_done(&mut self, ctx: &mut dyn Ctx, t: TransferId) {
-        self.transfer_arrived(ctx, t);
+        self.ddm.transfer_arrived(&self.st, &mut self.db, ctx, t);
     }
 
     fn job_columns(&self, jobs: &[Job]) -> Vec<ExtraColumn> {
-        outputs::job_columns(self, jobs)
+        outputs::job_columns(&self.parts(), jobs)
     }
 
     fn pilot_columns(&self, grid: &Grid) -> Vec<ExtraColumn> {
-        outputs::pilot_columns(self, grid)
+        outputs::pilot_columns(&self.parts(), grid)
     }
 
     fn tables(&self) -> Vec<crate::metrics::Table> {
-        vec![outputs::brokerage_table(self)]
+        vec![outputs::brokerage_table(&self.parts())]
     }
 
     fn summary(&self, jobs: &[Job]) -> Option<serde_json::Value> {
-        Some(outputs::summary(self, jobs))
+        Some(outputs::summary(&self.parts(), jobs))
     }
 
     fn check_invariants(&self, jobs: &[Job]) -> Vec<String> {
-        outputs::check_invariants(self, jobs)
+        outputs::check_invariants(&self.parts(), jobs)
     }
 }

@@ -7,9 +7,24 @@ use crate::metrics::{ExtraColumn, ExtraValues};
 use crate::panda::timeouts::JobStatus as PStatus;
 use crate::workload::{Job, JobStatus};
 
+use super::copy_archive::CopyArchiveCounters;
+use super::db::Db;
+use super::ddm::DataCounters;
+use super::harvester::HarvesterCounters;
+use super::replay::ReplayJob;
+use super::setup::Statics;
 use super::tables::TaskStatus;
 
-use super::PandaWms;
+/// What the outputs read of the PanDA WMS: the static facts, the shared state, the replayed
+/// jobs and each agent's counters.
+pub struct Parts<'a> {
+    pub st: &'a Statics,
+    pub db: &'a Db,
+    pub replay: &'a [ReplayJob],
+    pub data: &'a DataCounters,
+    pub copy_archive: &'a CopyArchiveCounters,
+    pub harvester: &'a HarvesterCounters,
+}
 
 fn secs(t: Option<SimTime>) -> Option<f64> {
     t.map(SimTime::as_secs_f64)
@@ -20,8 +35,8 @@ fn secs(t: Option<SimTime>) -> Option<f64> {
 /// `brokerage.parquet`; null for a replayed job, which no brokerage placed), `recorded_pandaid`
 /// (a replayed job's PandaID in its records, to join them; null for JEDI's jobs), and the time of
 /// each status (`defined_s` … `final_s`).
-pub(super) fn job_columns(w: &PandaWms, jobs: &[Job]) -> Vec<ExtraColumn> {
-    let t = &w.tables;
+pub fn job_columns(w: &Parts, jobs: &[Job]) -> Vec<ExtraColumn> {
+    let t = &w.db.tables;
     let of = |j: &Job| t.of_job(j.id).map(|i| &t.jobs[i as usize]);
     let str_col = |name: &str, f: &dyn Fn(&super::tables::PJob) -> String| ExtraColumn {
         name: name.into(),
@@ -38,8 +53,8 @@ pub(super) fn job_columns(w: &PandaWms, jobs: &[Job]) -> Vec<ExtraColumn> {
     vec![
         str_col("panda_status", &|x| x.status.as_str().to_string()),
         u32_col("jedi_task_id", &|x| x.task + 1),
-        str_col("computingsite", &|x| w.cfg.queues[x.queue as usize].name.clone()),
-        str_col("gshare", &|x| w.statics.leaves[x.leaf as usize].name.clone()),
+        str_col("computingsite", &|x| w.st.cfg.queues[x.queue as usize].name.clone()),
+        str_col("gshare", &|x| w.st.leaves[x.leaf as usize].name.clone()),
         u32_col("attempt_nr", &|x| u32::from(x.attempt)),
         ExtraColumn {
             name: "brokerage_id".into(),
@@ -65,13 +80,11 @@ pub(super) fn job_columns(w: &PandaWms, jobs: &[Job]) -> Vec<ExtraColumn> {
 }
 
 /// `pilots.parquet` column of PanDA's pilots: `computingsite`, the PQ Harvester submitted it for.
-pub(super) fn pilot_columns(w: &PandaWms, grid: &Grid) -> Vec<ExtraColumn> {
+pub fn pilot_columns(w: &Parts, grid: &Grid) -> Vec<ExtraColumn> {
     let values = grid
         .pilots
         .iter()
-        .map(|p| {
-            w.pilot_queue.get(p.id as usize).filter(|&&q| q != u16::MAX).map(|&q| w.cfg.queues[q as usize].name.clone())
-        })
+        .map(|p| w.db.workers.queue_of(p.id).map(|q| w.st.cfg.queues[usize::from(q)].name.clone()))
         .collect();
     vec![ExtraColumn { name: "computingsite".into(), values: ExtraValues::Str(values) }]
 }
@@ -82,15 +95,15 @@ pub(super) fn pilot_columns(w: &PandaWms, grid: &Grid) -> Vec<ExtraColumn> {
 /// yet), transferring/finished ⇔ Done, failed ⇔ Failed or Done (transfer timeout), or Cancelled
 /// if it never ran (its push worker ended), closed ⇔ Cancelled), the kept counts equal a
 /// recount, no task has more final chunks than jobs, and replayed jobs end as their records did.
-pub(super) fn check_invariants(w: &PandaWms, jobs: &[Job]) -> Vec<String> {
-    let mut bad = w.tables.check();
-    bad.extend(super::replay::check_invariants(w, jobs));
-    for (i, x) in (0u32..).zip(&w.tables.jobs) {
+pub fn check_invariants(w: &Parts, jobs: &[Job]) -> Vec<String> {
+    let mut bad = w.db.tables.check();
+    bad.extend(super::replay::check_invariants(&w.db.tables, w.replay, jobs));
+    for (i, x) in (0u32..).zip(&w.db.tables.jobs) {
         let world = jobs[crate::ids::job_index(x.job)].status;
         let ok = match x.status {
             PStatus::Defined | PStatus::Assigned | PStatus::Activated => world == JobStatus::Waiting,
             // A push worker's job waits in the world until its pilot starts (`pilots`).
-            PStatus::Sent | PStatus::Starting if w.job_worker.contains_key(&i) => world == JobStatus::Waiting,
+            PStatus::Sent | PStatus::Starting if w.db.workers.worker_of(i).is_some() => world == JobStatus::Waiting,
             PStatus::Sent | PStatus::Starting | PStatus::Running => world == JobStatus::Running,
             // The pilot's final report put it in `holding`; the Adder's next cycle decides.
             PStatus::Holding => matches!(world, JobStatus::Done | JobStatus::Failed),
@@ -105,7 +118,7 @@ pub(super) fn check_invariants(w: &PandaWms, jobs: &[Job]) -> Vec<String> {
             bad.push(format!("PanDA job {} is {} but the world has it {}", x.job, x.status.as_str(), world.as_str()));
         }
     }
-    for (i, t) in w.tables.tasks.iter().enumerate() {
+    for (i, t) in w.db.tables.tasks.iter().enumerate() {
         if t.finished + t.failed > t.n_jobs {
             bad.push(format!("task {} has {} final chunks of {}", i + 1, t.finished + t.failed, t.n_jobs));
         }
@@ -118,9 +131,9 @@ pub(super) fn check_invariants(w: &PandaWms, jobs: &[Job]) -> Vec<String> {
 /// PQ), `verdict` (chosen/candidate/skipped, `none` for a decision without candidates), `stage`
 /// (the filter), `reason` (PanDA's message), `temporary`, `weight`, `jobs` (jobs it received),
 /// `pending` (why the decision chose nothing).
-pub(super) fn brokerage_table(w: &PandaWms) -> crate::metrics::Table {
+pub fn brokerage_table(w: &Parts) -> crate::metrics::Table {
     use super::record::{DecisionKind, Row, Verdict};
-    let r = &w.record;
+    let r = &w.db.record;
     let text = |i: u32| r.strings.get(i);
     // A decision that looked at no candidate (a throttled analysis task, a task-level error)
     // still gets one row, with an empty candidate, so that its pending reason is in the table.
@@ -192,9 +205,9 @@ fn duration_stats(v: Vec<f64>) -> serde_json::Value {
 /// (`creationTime` → finished, output at the nucleus included). Unlike the world's wait time
 /// (job creation → start), these include the time a task waits for brokerage and the time its
 /// outputs queue on the links, the two costs `NQUEUED_SAT_CAP` trades against each other.
-fn turnarounds(w: &PandaWms) -> std::collections::BTreeMap<String, serde_json::Value> {
-    let t = &w.tables;
-    let leaves = &w.statics.leaves;
+fn turnarounds(w: &Parts) -> std::collections::BTreeMap<String, serde_json::Value> {
+    let t = &w.db.tables;
+    let leaves = &w.st.leaves;
     let n = leaves.len();
     let (mut task_times, mut open, mut job_times) = (vec![Vec::new(); n], vec![0u64; n], vec![Vec::new(); n]);
     // A task's end is its last final job's end: collect it per task first.
@@ -211,10 +224,10 @@ fn turnarounds(w: &PandaWms) -> std::collections::BTreeMap<String, serde_json::V
     }
     for (task, end) in t.tasks.iter().zip(&task_end) {
         // A replay stream's synthetic task spans its records, not a task's life.
-        if usize::from(task.stream) >= w.statics.first_replay {
+        if usize::from(task.stream) >= w.st.first_replay {
             continue;
         }
-        let Some(leaf) = w.statics.shapes.get(usize::from(task.stream)).map(|s| usize::from(s.leaf)) else { continue };
+        let Some(leaf) = w.st.shapes.get(usize::from(task.stream)).map(|s| usize::from(s.leaf)) else { continue };
         match (task.status, end) {
             (TaskStatus::Done, Some(end)) => task_times[leaf].push((*end - task.arrived).as_secs_f64()),
             (TaskStatus::Done, None) => task_times[leaf].push(0.0),
@@ -240,9 +253,9 @@ fn turnarounds(w: &PandaWms) -> std::collections::BTreeMap<String, serde_json::V
 /// PanDA's section of `summary.json`: tasks, jobs by PanDA status, per-PQ waits (activated →
 /// running), and what brokerage, the data path, copyArchive and Harvester did; with replay
 /// streams, `replay`: per stream, recorded vs simulated queue and wall times (`replay::summary`).
-pub(super) fn summary(w: &PandaWms, jobs: &[Job]) -> serde_json::Value {
+pub fn summary(w: &Parts, jobs: &[Job]) -> serde_json::Value {
     use std::collections::BTreeMap;
-    let t = &w.tables;
+    let t = &w.db.tables;
     let mut by_status: BTreeMap<&str, u64> = BTreeMap::new();
     for j in &t.jobs {
         *by_status.entry(j.status.as_str()).or_default() += 1;
@@ -253,18 +266,19 @@ pub(super) fn summary(w: &PandaWms, jobs: &[Job]) -> serde_json::Value {
     for x in &t.tasks {
         *tasks.entry(x.status.as_str()).or_default() += 1;
         if x.status == TaskStatus::Registered
-            && let Some(shape) = w.statics.shapes.get(usize::from(x.stream))
+            && let Some(shape) = w.st.shapes.get(usize::from(x.stream))
         {
             *unarrived.entry(shape.name.as_str()).or_default() += 1;
         }
     }
-    let mut waits: Vec<Vec<f64>> = vec![Vec::new(); w.cfg.queues.len()];
+    let mut waits: Vec<Vec<f64>> = vec![Vec::new(); w.st.cfg.queues.len()];
     for j in &t.jobs {
         if let (Some(a), Some(r)) = (j.times.activated, j.times.running) {
             waits[j.queue as usize].push((r - a).as_secs_f64());
         }
     }
     let queues: BTreeMap<String, serde_json::Value> = w
+        .st
         .cfg
         .queues
         .iter()
@@ -284,22 +298,22 @@ pub(super) fn summary(w: &PandaWms, jobs: &[Job]) -> serde_json::Value {
                     "wait_activated_to_running_s": {"p50": p(0.5), "p95": p(0.95)},
                     "at_end": {"defined": c.defined, "assigned": c.assigned, "activated": c.activated,
                                "running": c.running + c.starting, "transferring": c.transferring},
-                    "workers_at_end": {"queued": w.workers[q].queued, "running": w.workers[q].running},
+                    "workers_at_end": {"queued": w.db.workers.per_queue[q].queued, "running": w.db.workers.per_queue[q].running},
                 }),
             )
         })
         .collect();
     let gshares = turnarounds(w);
-    let pending = w.record.decisions.iter().filter(|d| d.pending.is_some()).count();
+    let pending = w.db.record.decisions.iter().filter(|d| d.pending.is_some()).count();
     // Why decisions chose nothing, by message with its numbers masked (`#`), per kind.
     // The same per stream (by the stream's name), for the warnings of a stream that never ran.
     let mut why: BTreeMap<String, u64> = BTreeMap::new();
     let mut why_by_stream: BTreeMap<&str, BTreeMap<String, u64>> = BTreeMap::new();
-    for d in &w.record.decisions {
-        if let Some(r) = w.record.pending(d) {
+    for d in &w.db.record.decisions {
+        if let Some(r) = w.db.record.pending(d) {
             let masked: String = r.chars().map(|c| if c.is_ascii_digit() { '#' } else { c }).collect();
             let reason = format!("{}: {masked}", d.kind.as_str());
-            let stream = t.tasks.get(d.task as usize).and_then(|task| w.statics.shapes.get(usize::from(task.stream)));
+            let stream = t.tasks.get(d.task as usize).and_then(|task| w.st.shapes.get(usize::from(task.stream)));
             if let Some(shape) = stream {
                 *why_by_stream.entry(shape.name.as_str()).or_default().entry(reason.clone()).or_default() += 1;
             }
@@ -312,20 +326,20 @@ pub(super) fn summary(w: &PandaWms, jobs: &[Job]) -> serde_json::Value {
         "jobs": by_status,
         "gshares": gshares,
         "queues": queues,
-        "brokerage": {"decisions": w.record.decisions.len(), "pending": pending, "pending_by_reason": why,
+        "brokerage": {"decisions": w.db.record.decisions.len(), "pending": pending, "pending_by_reason": why,
                       "pending_by_stream": why_by_stream},
         "data": {"input_files_moved": w.data.input_files_moved, "output_files_moved": w.data.output_files_moved,
                  "no_route": w.data.no_route, "output_refused": w.data.output_refused},
-        "copy_archive": {"cycles": w.daemon.cycles, "reassigned": w.daemon.reassigned,
-                         "fast_rebrokered": w.daemon.fast_rebrokered, "killed": w.daemon.killed,
-                         "transfer_timeouts": w.daemon.transfer_timeouts, "kill_commands": w.daemon.kill_commands,
-                         "by_rule": w.daemon.by_rule},
+        "copy_archive": {"cycles": w.copy_archive.cycles, "reassigned": w.copy_archive.reassigned,
+                         "fast_rebrokered": w.copy_archive.fast_rebrokered, "killed": w.copy_archive.killed,
+                         "transfer_timeouts": w.copy_archive.transfer_timeouts, "kill_commands": w.copy_archive.kill_commands,
+                         "by_rule": w.copy_archive.by_rule},
         "harvester": {"cycles": w.harvester.cycles, "submitted": w.harvester.submitted,
                       "refused": w.harvester.refused, "unplaced": w.harvester.unplaced,
                       "no_job": w.harvester.no_job, "lost_jobs": w.harvester.lost_jobs},
     });
-    if !w.cfg.replay.is_empty() {
-        out["replay"] = super::replay::summary(w, jobs);
+    if !w.st.cfg.replay.is_empty() {
+        out["replay"] = super::replay::summary(&w.st.cfg, &w.db.tables, w.replay, jobs);
     }
     out
 }

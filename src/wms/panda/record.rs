@@ -236,3 +236,13 @@ impl Records {
         self.decisions[d].jobs += 1;
     }
 }
+
+/// A job brokerage decision's outcome for the JobGenerator's split: the decision, its
+/// candidates' PQs (`to_queue[c]` is candidate `c`'s PQ, `rows[c]` its row here) and the picker
+/// that chooses among them per `nSubChunks` jobs.
+pub struct Placement {
+    pub decision: u32,
+    pub picker: crate::panda::job_broker::SitePicker,
+    pub to_queue: Vec<usize>,
+    pub rows: Vec<usize>,
+}

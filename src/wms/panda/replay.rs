@@ -37,8 +37,10 @@ use crate::scenario::panda::replay::{JobRecord, Outcome};
 use crate::wms::Ctx;
 use crate::workload::{Job, JobStatus};
 
-use super::PandaWms;
-use super::tables::{NO_DECISION, PJob, StatusTimes};
+use super::db::Db;
+use super::ddm::Ddm;
+use super::setup::Statics;
+use super::tables::{NO_DECISION, PJob, StatusTimes, Tables};
 use super::view::prod::ResourceType;
 
 /// The input a replayed job stages in before it is activated.
@@ -158,55 +160,49 @@ pub fn replay_jobs(s: &Scenario, cfg: &PandaConfig) -> Vec<ReplayJob> {
     out
 }
 
-impl PandaWms {
-    /// Replayed job `r` is created: `defined` on its PQ, then activated or staged in.
-    pub(super) fn replay_arrived(&mut self, ctx: &mut dyn Ctx, r: u32) {
-        let now = ctx.now();
-        let rj = self.replay[r as usize].clone();
-        let k = self.statics.first_replay + usize::from(rj.stream);
-        let task = self.first_replay_task + u32::from(rj.stream);
-        let job = ctx.create_job(self.first_stream + k as u32, rj.cpu_work, rj.cores);
-        if rj.fails {
-            ctx.set_failing(job);
-        }
-        let cp = self.corepower(rj.queue);
-        let i = self.tables.add(
-            PJob {
-                job,
-                task,
-                queue: rj.queue,
-                leaf: self.statics.shapes[k].leaf,
-                status: PStatus::Defined,
-                rt: rj.rt,
-                label: ProdSourceLabel::User,
-                attempt: 1,
-                priority: rj.priority,
-                cores: rj.cores,
-                creation: now,
-                state_change: now,
-                times: StatusTimes { defined: Some(now), ..StatusTimes::default() },
-                input_bytes: rj.stage_in.map_or(0, |s| s.bytes),
-                input_files: rj.stage_in.map_or(0, |s| s.files),
-                files_in_flight: 0,
-                output_bytes: rj.output_bytes,
-                output_transfer: None,
-                decision: NO_DECISION,
-                record: Some(r),
-            },
-            cp,
-        );
-        let site = self.statics.queue_site[rj.queue as usize];
-        match rj.stage_in {
-            Some(StageIn { from: Some(from), files, bytes }) if from != site => {
-                if ctx.network().link(from, site).is_some() {
-                    self.fetch_input(ctx, i, from, files, bytes / u64::from(files.max(1)));
-                } else {
-                    self.data.no_route += 1;
-                    self.tables.set_status(i, PStatus::Activated, now, cp);
-                }
+/// Replayed job `r` (`rj`) of the synthetic task `task` is created: `defined` on its PQ, then
+/// activated or staged in.
+#[allow(clippy::too_many_arguments)]
+pub fn arrived(st: &Statics, db: &mut Db, ddm: &mut Ddm, ctx: &mut dyn Ctx, rj: &ReplayJob, r: u32, task: u32) {
+    let now = ctx.now();
+    let k = st.first_replay + usize::from(rj.stream);
+    let job = ctx.create_job(st.first_stream + k as u32, rj.cpu_work, rj.cores);
+    if rj.fails {
+        ctx.set_failing(job);
+    }
+    let i = db.tables.add(PJob {
+        job,
+        task,
+        queue: rj.queue,
+        leaf: st.shapes[k].leaf,
+        status: PStatus::Defined,
+        rt: rj.rt,
+        label: ProdSourceLabel::User,
+        attempt: 1,
+        priority: rj.priority,
+        cores: rj.cores,
+        creation: now,
+        state_change: now,
+        times: StatusTimes { defined: Some(now), ..StatusTimes::default() },
+        input_bytes: rj.stage_in.map_or(0, |s| s.bytes),
+        input_files: rj.stage_in.map_or(0, |s| s.files),
+        files_in_flight: 0,
+        output_bytes: rj.output_bytes,
+        output_transfer: None,
+        decision: NO_DECISION,
+        record: Some(r),
+    });
+    let site = st.queue_site[rj.queue as usize];
+    match rj.stage_in {
+        Some(StageIn { from: Some(from), files, bytes }) if from != site => {
+            if ctx.network().link(from, site).is_some() {
+                ddm.fetch_input(st, db, ctx, i, from, files, bytes / u64::from(files.max(1)));
+            } else {
+                ddm.counters.no_route += 1;
+                db.tables.set_status(i, PStatus::Activated, now);
             }
-            _ => self.tables.set_status(i, PStatus::Activated, now, cp),
         }
+        _ => db.tables.set_status(i, PStatus::Activated, now),
     }
 }
 
@@ -227,20 +223,18 @@ fn pct(v: &mut [f64], ps: &[(&str, f64)]) -> serde_json::Value {
 /// ended, and recorded vs simulated `job_queuetime` (creation → start, as the records measure it;
 /// p50, p95) and wall time (p50). The simulated activated → running wait is given too: it differs
 /// from the queue time by the stage-in.
-pub(super) fn summary(w: &PandaWms, jobs: &[Job]) -> serde_json::Value {
+pub fn summary(cfg: &PandaConfig, tables: &Tables, replay: &[ReplayJob], jobs: &[Job]) -> serde_json::Value {
     const P50_95: &[(&str, f64)] = &[("p50", 0.5), ("p95", 0.95)];
     const P50: &[(&str, f64)] = &[("p50", 0.5)];
     let mut out = serde_json::Map::new();
-    for (k, r) in w.cfg.replay.iter().enumerate() {
-        let mine: Vec<&ReplayJob> = w.replay.iter().filter(|j| usize::from(j.stream) == k).collect();
+    for (k, r) in cfg.replay.iter().enumerate() {
+        let mine: Vec<&ReplayJob> = replay.iter().filter(|j| usize::from(j.stream) == k).collect();
         let skipped = r.records.iter().filter(|x| x.outcome() == Some(Outcome::Skipped)).count();
         let (mut rec_q, mut rec_w): (Vec<f64>, Vec<f64>) =
             (mine.iter().filter_map(|j| j.recorded_queue_s).collect(), mine.iter().map(|j| j.wall_s).collect());
         let (mut sim_q, mut sim_a, mut sim_w) = (Vec::new(), Vec::new(), Vec::new());
         let mut status: BTreeMap<&str, u64> = BTreeMap::new();
-        for x in
-            w.tables.jobs.iter().filter(|x| x.record.is_some_and(|i| usize::from(w.replay[i as usize].stream) == k))
-        {
+        for x in tables.jobs.iter().filter(|x| x.record.is_some_and(|i| usize::from(replay[i as usize].stream) == k)) {
             *status.entry(x.status.as_str()).or_default() += 1;
             if let (Some(d), Some(run)) = (x.times.defined, x.times.running) {
                 sim_q.push((run - d).as_secs_f64());
@@ -274,11 +268,11 @@ pub(super) fn summary(w: &PandaWms, jobs: &[Job]) -> serde_json::Value {
 /// A replayed job ends as its record did: a failed record never finishes, and a finished one
 /// fails only when the batch system cut its run at the pilot's walltime (the world has it
 /// Failed; nothing else fails a replayed job, which copyArchive leaves alone).
-pub(super) fn check_invariants(w: &PandaWms, jobs: &[Job]) -> Vec<String> {
+pub fn check_invariants(tables: &Tables, replay: &[ReplayJob], jobs: &[Job]) -> Vec<String> {
     let mut bad = Vec::new();
-    for x in &w.tables.jobs {
+    for x in &tables.jobs {
         let Some(r) = x.record else { continue };
-        let rj = &w.replay[r as usize];
+        let rj = &replay[r as usize];
         let world = jobs[crate::ids::job_index(x.job)].status;
         let wrong = match x.status {
             PStatus::Finished | PStatus::Transferring => rj.fails,

@@ -8,6 +8,7 @@ use crate::grid::storage::{StorageId, Storages};
 use crate::ids::{SiteId, WmsId};
 use crate::panda::arch::{ArchVariant, GpuSpec, TaskArch, match_gpu_spec};
 use crate::panda::gshare::{Leaf, leaves};
+use crate::panda::harvester::config::MapType;
 use crate::panda::timeouts::ProdSourceLabel;
 use crate::scenario::Scenario;
 use crate::scenario::panda::{DatasetConfig, PandaConfig};
@@ -15,7 +16,7 @@ use crate::workload::{Arrival, EntityDef, JobEntities, JobKind, Level, ShareEnti
 
 use super::tables::{Task, TaskStatus};
 use super::view::anal::node_gpu;
-use super::view::prod::ResourceType;
+use super::view::prod::{ProdView, ResourceType};
 
 /// HS06·s of one hour on a core of 10 HS06 (the corePower PanDA assumes): the CPU work of an
 /// analysis job whose task gives no `cpuTime` (pilotsim's assumption, stated in the docs).
@@ -81,9 +82,19 @@ fn job_input(d: Option<&DatasetConfig>, n_jobs: u32) -> (u32, u64) {
     (files.min(f64::from(u32::MAX)) as u32, bytes as u64)
 }
 
-/// Static facts the agents read.
+/// What every agent reads and none changes: the configuration and the scenario's static facts.
 #[derive(Debug, Clone)]
 pub struct Statics {
+    /// The `panda` section.
+    pub cfg: PandaConfig,
+    /// The inputs of production task and job brokerage (read by the TaskBroker and the
+    /// JobGenerator).
+    pub prod_view: ProdView,
+    /// The world stream of PanDA stream `k` is `first_stream + k`.
+    pub first_stream: u32,
+    /// Harvester's `mapType` of each PQ is a push one (workers made from jobs): its pilots ask
+    /// for no job, each runs the job its worker was made for.
+    pub push: Vec<bool>,
     pub leaves: Vec<Leaf>,
     /// Production streams, then analysis streams, then replay streams.
     pub shapes: Vec<StreamShape>,
@@ -193,6 +204,10 @@ impl Statics {
         }
         let queue_site: Vec<SiteId> = cfg.queues.iter().map(|q| site(&q.site)).collect();
         Self {
+            cfg: cfg.clone(),
+            prod_view: ProdView::new(s),
+            first_stream: 0,
+            push: cfg.queues.iter().map(|q| q.harvester.map_type != MapType::NoJob).collect(),
             node_accepts: shapes.iter().map(|shape| node_accepts(s, shape)).collect(),
             gpu_streams: shapes.iter().any(|shape| shape.gpu_spec.is_some()),
             shapes,

@@ -1,7 +1,9 @@
-//! The PanDA WMS's own tables: JEDI tasks, PanDA jobs with their status history, and the
+//! PanDA's job and task tables: JEDI tasks, PanDA jobs with their status history, and the
 //! per-queue counts brokerage and Harvester read. Every status change goes through
 //! [`Tables::set_status`], which keeps the counts equal to a recount of the jobs (checked by
-//! [`Tables::check`] after every test run).
+//! [`Tables::check`] after every test run). The chunk bookkeeping every agent that ends a job
+//! shares is here too: JEDI regenerates a job's chunk while its task's `maxAttempt` allows
+//! ([`Tables::retry_or_fail`], [`Tables::regenerate`]).
 
 use std::cmp::Reverse;
 use std::collections::BTreeSet;
@@ -126,7 +128,8 @@ pub struct PJob {
     /// The brokerage decision that placed it (`record::Records::decisions` index), [`NO_DECISION`]
     /// for a replayed job (its record placed it).
     pub decision: u32,
-    /// A replayed job: its index in `PandaWms::replay` (`None` for JEDI's jobs).
+    /// A replayed job: its index in the replayed jobs (`replay::replay_jobs`; `None` for
+    /// JEDI's jobs).
     pub record: Option<u32>,
 }
 
@@ -160,6 +163,12 @@ pub struct Tables {
     pub leaf_executing: Vec<f64>,
     /// Activated jobs per gshare leaf, in HS06.
     pub leaf_queued: Vec<f64>,
+    /// JEDI's jobs not yet final (copyArchive prunes it); replayed jobs are not in it.
+    pub live: Vec<u32>,
+    /// `corepower` of each PQ (a job's HS06 is its cores × its PQ's).
+    corepower: Vec<f64>,
+    /// `maxAttempt` of each stream's tasks.
+    max_attempt: Vec<u8>,
 }
 
 /// Which field of JobCounts a status counts in (`None`: not counted).
@@ -181,9 +190,13 @@ fn executing(s: PStatus) -> bool {
 }
 
 impl Tables {
-    /// Empty tables for `queues` PQs and `leaves` gshare leaves.
-    pub fn new(queues: usize, leaves: usize) -> Self {
+    /// Empty tables for PQs of `corepower`, `leaves` gshare leaves and streams whose tasks
+    /// have `max_attempt`.
+    pub fn new(corepower: Vec<f64>, leaves: usize, max_attempt: Vec<u8>) -> Self {
+        let queues = corepower.len();
         Self {
+            corepower,
+            max_attempt,
             counts: vec![JobCounts::default(); queues],
             leaf_counts: vec![vec![JobCounts::default(); leaves]; queues],
             rt_counts: vec![vec![[JobCounts::default(); 4]; leaves]; queues],
@@ -202,7 +215,7 @@ impl Tables {
     }
 
     /// Add a job (its status is counted).
-    pub fn add(&mut self, job: PJob, corepower: f64) -> u32 {
+    pub fn add(&mut self, job: PJob) -> u32 {
         let i = self.jobs.len() as u32;
         let wi = crate::ids::job_index(job.job);
         if self.by_job.len() <= wi {
@@ -211,14 +224,14 @@ impl Tables {
         self.by_job[wi] = i;
         let status = job.status;
         self.jobs.push(job);
-        self.count(i, status, true, corepower);
+        self.count(i, status, true);
         i
     }
 
-    fn count(&mut self, i: u32, s: PStatus, add: bool, corepower: f64) {
+    fn count(&mut self, i: u32, s: PStatus, add: bool) {
         let j = &self.jobs[i as usize];
         let (q, leaf, prio, id, rt) = (j.queue as usize, j.leaf as usize, j.priority, j.job, usize::from(j.rt) & 3);
-        let hs06 = f64::from(j.cores) * corepower;
+        let hs06 = f64::from(j.cores) * self.corepower[q];
         for c in [&mut self.counts[q], &mut self.leaf_counts[q][leaf], &mut self.rt_counts[q][leaf][rt]] {
             if let Some(n) = slot(c, s) {
                 if add {
@@ -244,13 +257,13 @@ impl Tables {
         }
     }
 
-    /// Move job `i` to `status` at `now`, keeping every count; `corepower` is its PQ's.
-    pub fn set_status(&mut self, i: u32, status: PStatus, now: SimTime, corepower: f64) {
+    /// Move job `i` to `status` at `now`, keeping every count.
+    pub fn set_status(&mut self, i: u32, status: PStatus, now: SimTime) {
         let old = self.jobs[i as usize].status;
         if old == status {
             return;
         }
-        self.count(i, old, false, corepower);
+        self.count(i, old, false);
         let j = &mut self.jobs[i as usize];
         j.status = status;
         j.state_change = now;
@@ -266,7 +279,47 @@ impl Tables {
             PStatus::Finished | PStatus::Failed | PStatus::Closed | PStatus::Cancelled => t.end = Some(now),
             _ => {}
         }
-        self.count(i, status, true, corepower);
+        self.count(i, status, true);
+    }
+
+    /// Job `i` failed or was closed: JEDI regenerates its chunk while attempts remain.
+    pub fn retry_or_fail(&mut self, i: u32) {
+        let (task, attempt) = {
+            let x = &self.jobs[i as usize];
+            (x.task, x.attempt)
+        };
+        let t = &mut self.tasks[task as usize];
+        if attempt < self.max_attempt[usize::from(t.stream)] {
+            t.retries.push(attempt + 1);
+        } else {
+            t.failed += 1;
+            self.task_maybe_done(task);
+        }
+    }
+
+    /// JEDI regenerates the chunk of a reassigned job (attempt + 1, no attempt consumed).
+    pub fn regenerate(&mut self, i: u32) {
+        let j = &self.jobs[i as usize];
+        let (task, attempt) = (j.task, j.attempt);
+        self.tasks[task as usize].retries.push(attempt.saturating_add(1));
+    }
+
+    /// Job `i` is `finished` at `now`: its chunk is done.
+    pub fn finish(&mut self, i: u32, now: SimTime) {
+        self.set_status(i, PStatus::Finished, now);
+        let j = &mut self.jobs[i as usize];
+        j.output_transfer = None;
+        let task = j.task;
+        self.tasks[task as usize].finished += 1;
+        self.task_maybe_done(task);
+    }
+
+    /// A task whose chunks are all final is done.
+    fn task_maybe_done(&mut self, task: u32) {
+        let t = &mut self.tasks[task as usize];
+        if t.finished + t.failed >= t.n_jobs && t.status != TaskStatus::Done {
+            t.status = TaskStatus::Done;
+        }
     }
 
     /// The counts recomputed from the jobs, compared with the kept ones; a description of each

@@ -30,6 +30,7 @@ use rand::Rng;
 
 use super::Dynamic;
 use super::ce_choice::{CeWorkerStats, ce_weighting, choose_ce};
+use crate::panda::harvester::config::WorkerCounts;
 use crate::panda::harvester::{
     ANY, AdjusterError, AdjusterVariant, CricQueue, DEFAULT_PILOT_TYPE, HarvesterQueueConfig, JobStats, PilotRow,
     PqStatus, QueueState, ResourceSpec, RtRow, RunMode, SiteDecision, SubmitterSettings, WorkerStatsMap,
@@ -301,10 +302,23 @@ impl HarvesterView {
 
     /// The `QueueState` of PQ `q` now (module doc); `None` for an unknown index.
     pub fn queue_state(&self, q: usize, d: &Dynamic<'_>, h: &HarvesterDynamic<'_>) -> Option<QueueState> {
-        let hq = self.queues.get(q)?;
         let queued = d.workers_queued.get(q).copied().unwrap_or_default();
         let running = d.workers_running.get(q).copied().unwrap_or_default();
         let activated = d.queue_jobs.get(q).map_or(0, |c| c.activated);
+        self.state_of(q, activated, queued, running, h)
+    }
+
+    /// The `QueueState` of PQ `q` with `activated` jobs and these workers (all that
+    /// [`Self::queue_state`] reads of the snapshot); `None` for an unknown index.
+    pub fn state_of(
+        &self,
+        q: usize,
+        activated: u64,
+        queued: WorkerCounts,
+        running: WorkerCounts,
+        h: &HarvesterDynamic<'_>,
+    ) -> Option<QueueState> {
+        let hq = self.queues.get(q)?;
         let job_stats = if activated > 0 { JobStats::Activated(activated) } else { JobStats::NoActivatedEntry };
         let pilot = |n_queue, n_running, n_activated| PilotRow {
             pilot_type: DEFAULT_PILOT_TYPE.to_string(),

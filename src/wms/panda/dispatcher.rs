@@ -8,10 +8,10 @@
 //! reference §5 "Dispatch-time gate"). No job: the pilot exits, as a PanDA pilot does when
 //! `getJob` is empty.
 //! At a push PQ (Harvester `mapType` other than `NoJob`) a pilot asks nothing: it runs the job
-//! its worker was made for and exits (`pilots`).
+//! its worker was made for and exits (`harvester`).
 
-use crate::engine::SimTime;
 use crate::engine::dist;
+use crate::engine::{RngStreams, SimRng, SimTime};
 use crate::ids::JobId;
 use crate::ids::PilotId;
 use crate::panda::gshare::{self, DispatchOrder, Usage};
@@ -20,7 +20,9 @@ use crate::panda::timeouts::ProdSourceLabel;
 use crate::wms::{Answer, Ctx, FetchRequest};
 use crate::workload::JobKind;
 
-use super::PandaWms;
+use super::db::Db;
+use super::setup::Statics;
+use super::tables::Tables;
 
 /// Jobs looked at per leaf for one that fits the pilot's free cores (PanDA's `getJob` query
 /// takes the first row of the sorted selection that matches the pilot's resources).
@@ -38,7 +40,7 @@ fn label_kind(label: ProdSourceLabel) -> JobKind {
 /// What a pilot's `getJob` request has room for: free cores, free GPUs, and its node's GPU kind
 /// (CE index, inventory entry) once it runs on one.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Room {
+pub struct Room {
     pub cores: u32,
     pub gpus: u32,
     pub node: Option<(usize, usize)>,
@@ -55,7 +57,7 @@ impl Room {
 
     /// A Harvester push worker's request, made before the worker runs: any cores, the PQ's
     /// worker GPUs, no node reported yet.
-    pub(super) fn worker(gpus: u32) -> Self {
+    pub fn worker(gpus: u32) -> Self {
         Room { cores: u32::MAX, gpus, node: None }
     }
 }
@@ -75,48 +77,61 @@ fn scan(
     }
 }
 
-impl PandaWms {
+/// The dispatcher's own state: the gshare leaves' dispatch order and its draws.
+#[derive(Debug)]
+pub struct Dispatcher {
+    /// Dispatch order of the gshare leaves (indices) and when it was computed.
+    leaf_rank: Vec<usize>,
+    ranks_at: Option<SimTime>,
+    rng: SimRng,
+}
+
+impl Dispatcher {
+    /// The dispatcher of `leaves` gshare leaves.
+    pub fn new(leaves: usize, rngs: &RngStreams) -> Self {
+        Dispatcher { leaf_rank: (0..leaves).collect(), ranks_at: None, rng: rngs.stream("panda/dispatch") }
+    }
+
     /// The leaf dispatch order, recomputed every `agents.gshare_refresh_s` from the HS06 each
     /// leaf executes and queues (`__get_hs_leave_distribution`, every 10 s in PanDA).
-    fn refresh_ranks(&mut self, now: SimTime) {
-        let period = self.cfg.agents.gshare_refresh_s.duration();
+    fn refresh_ranks(&mut self, st: &Statics, tables: &Tables, now: SimTime) {
+        let period = st.cfg.agents.gshare_refresh_s.duration();
         if self.ranks_at.is_some_and(|t| now < t + period) {
             return;
         }
         self.ranks_at = Some(now);
-        let usage = self
-            .statics
+        let usage = st
             .leaves
             .iter()
             .enumerate()
             .map(|(i, l)| {
-                let u = Usage { executing: self.tables.leaf_executing[i], queued: self.tables.leaf_queued[i] };
+                let u = Usage { executing: tables.leaf_executing[i], queued: tables.leaf_queued[i] };
                 (l.name.clone(), u)
             })
             .collect();
-        let sorted = gshare::sorted_leaves(&self.cfg.gshares, &usage);
+        let sorted = gshare::sorted_leaves(&st.cfg.gshares, &usage);
         let ranks = gshare::share_ranks(&sorted);
-        let mut order: Vec<usize> = (0..self.statics.leaves.len()).collect();
-        order.sort_by_key(|&i| (gshare::share_rank(&ranks, &self.statics.leaves[i].name), i));
+        let mut order: Vec<usize> = (0..st.leaves.len()).collect();
+        order.sort_by_key(|&i| (gshare::share_rank(&ranks, &st.leaves[i].name), i));
         self.leaf_rank = order;
     }
 
-    /// `getJob` for pilot `p`; at a push PQ, the job its worker was made for (`pilots`), once.
-    pub(super) fn dispatch(&mut self, ctx: &mut dyn Ctx, p: PilotId) -> Answer {
-        let Some(q) = self.pilot_queue.get(p as usize).copied().filter(|&q| q != u16::MAX) else {
+    /// `getJob` for pilot `p`; at a push PQ, the job its worker was made for (`harvester`), once.
+    pub fn dispatch(&mut self, st: &Statics, db: &mut Db, ctx: &mut dyn Ctx, p: PilotId) -> Answer {
+        let Some(q) = db.workers.queue_of(p) else {
             return Answer::Exit;
         };
-        if self.push_queue(usize::from(q)) {
-            return match self.unbind(p) {
-                Some(i) if self.tables.jobs[i as usize].status == PStatus::Starting => {
-                    self.start_payload(ctx, i);
-                    Answer::Run(self.tables.jobs[i as usize].job)
+        if st.push[usize::from(q)] {
+            return match db.workers.unbind(p) {
+                Some(i) if db.tables.jobs[i as usize].status == PStatus::Starting => {
+                    db.start_payload(ctx, i);
+                    Answer::Run(db.tables.jobs[i as usize].job)
                 }
                 _ => Answer::Exit,
             };
         }
         let room = Room::of(ctx, p);
-        match self.get_job(ctx, q, room, None) {
+        match self.get_job(st, db, ctx, q, room, None) {
             Some(j) => Answer::Run(j),
             None => Answer::Exit,
         }
@@ -125,34 +140,56 @@ impl PandaWms {
     /// `getJob` for a pilot factory's pilot (seed 003) at queue `req.queue`: the same query, and
     /// for a startd pilot keeping a VM for analysis only `prodSourceLabel = user` jobs (only
     /// `managed` ones for production).
-    pub(super) fn fetch_for_factory(&mut self, ctx: &mut dyn Ctx, req: &FetchRequest) -> Option<JobId> {
-        let q = self.cfg.queues.iter().position(|x| Some(x.name.as_str()) == req.queue)?;
+    pub fn fetch_for_factory(
+        &mut self,
+        st: &Statics,
+        db: &mut Db,
+        ctx: &mut dyn Ctx,
+        req: &FetchRequest,
+    ) -> Option<JobId> {
+        let q = st.cfg.queues.iter().position(|x| Some(x.name.as_str()) == req.queue)?;
         let room = Room { cores: req.cores, ..Room::of(ctx, req.pilot) };
-        self.get_job(ctx, q as u16, room, req.only)
+        self.get_job(st, db, ctx, q as u16, room, req.only)
     }
 
     /// The first activated job of PQ `q` in the sorting criteria that fits the pilot's `room` (and
     /// is of kind `only`, if given): it becomes `running` there now.
-    fn get_job(&mut self, ctx: &mut dyn Ctx, q: u16, room: Room, only: Option<JobKind>) -> Option<JobId> {
-        self.gets.add(q as usize, ctx.now());
-        let i = self.pick_job(ctx, q, room, only)?;
-        let cp = self.corepower(q);
-        self.tables.set_status(i, PStatus::Sent, ctx.now(), cp);
-        self.tables.set_status(i, PStatus::Starting, ctx.now(), cp);
-        self.start_payload(ctx, i);
-        Some(self.tables.jobs[i as usize].job)
+    fn get_job(
+        &mut self,
+        st: &Statics,
+        db: &mut Db,
+        ctx: &mut dyn Ctx,
+        q: u16,
+        room: Room,
+        only: Option<JobKind>,
+    ) -> Option<JobId> {
+        let now = ctx.now();
+        db.site.gets.add(q as usize, now);
+        let i = self.pick_job(st, &db.tables, now, q, room, only)?;
+        db.tables.set_status(i, PStatus::Sent, now);
+        db.tables.set_status(i, PStatus::Starting, now);
+        db.start_payload(ctx, i);
+        Some(db.tables.jobs[i as usize].job)
     }
 
     /// The job (index) `getJob` would give at PQ `q` now to a request with this room (and kind
     /// `only`), left `activated`: one draw of the dispatch order.
-    pub(super) fn pick_job(&mut self, ctx: &dyn Ctx, q: u16, room: Room, only: Option<JobKind>) -> Option<u32> {
-        self.refresh_ranks(ctx.now());
-        let draw = dist::index(&mut self.rng_dispatch, 100) as u32;
-        let order = gshare::dispatch_order(&self.cfg.gdpconfig.dispatch, draw);
-        let (jobs, tasks, shapes) = (&self.tables.jobs, &self.tables.tasks, &self.statics.shapes);
-        let node_accepts = &self.statics.node_accepts;
+    pub fn pick_job(
+        &mut self,
+        st: &Statics,
+        tables: &Tables,
+        now: SimTime,
+        q: u16,
+        room: Room,
+        only: Option<JobKind>,
+    ) -> Option<u32> {
+        self.refresh_ranks(st, tables, now);
+        let draw = dist::index(&mut self.rng, 100) as u32;
+        let order = gshare::dispatch_order(&st.cfg.gdpconfig.dispatch, draw);
+        let (jobs, tasks, shapes) = (&tables.jobs, &tables.tasks, &st.shapes);
+        let node_accepts = &st.node_accepts;
         // Without a GPU stream (most scenarios) a job's task is never read here.
-        let gpu_streams = self.statics.gpu_streams;
+        let gpu_streams = st.gpu_streams;
         let fits = |i: u32| {
             let job = &jobs[i as usize];
             if job.cores > room.cores || only.is_some_and(|k| label_kind(job.label) != k) {
@@ -174,22 +211,11 @@ impl PandaWms {
         let qi = q as usize;
         let gpu_node = room.node.is_some();
         match order {
-            DispatchOrder::Age => {
-                scan(self.tables.activated_by_age[qi].iter().map(|&(_, i)| i), gpu_node, node_ok, fits)
-            }
-            DispatchOrder::GlobalShares => self.leaf_rank.iter().find_map(|&leaf| {
-                scan(self.tables.activated[qi][leaf].iter().map(|&(_, _, i)| i), gpu_node, node_ok, fits)
-            }),
+            DispatchOrder::Age => scan(tables.activated_by_age[qi].iter().map(|&(_, i)| i), gpu_node, node_ok, fits),
+            DispatchOrder::GlobalShares => self
+                .leaf_rank
+                .iter()
+                .find_map(|&leaf| scan(tables.activated[qi][leaf].iter().map(|&(_, _, i)| i), gpu_node, node_ok, fits)),
         }
-    }
-
-    /// Job `i` (`starting`) runs now at its PQ: `laststart` and the to-running counts.
-    fn start_payload(&mut self, ctx: &dyn Ctx, i: u32) {
-        let now = ctx.now();
-        let q = self.tables.jobs[i as usize].queue;
-        let cp = self.corepower(q);
-        self.tables.set_status(i, PStatus::Running, now, cp);
-        self.last_start[usize::from(q)] = Some(now);
-        self.starts.add(usize::from(q), now);
     }
 }

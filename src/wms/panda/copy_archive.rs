@@ -25,11 +25,12 @@ use crate::panda::timeouts::{
 use crate::panda::timeouts::{ShareQueueStats, fast_rebrokerage};
 use crate::wms::Ctx;
 
-use super::PandaWms;
+use super::db::Db;
+use super::setup::Statics;
 
 /// What copyArchive did over a run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct DaemonCounters {
+pub struct CopyArchiveCounters {
     /// Actions by rule (PanDA's rule name).
     pub by_rule: BTreeMap<String, u64>,
     pub cycles: u64,
@@ -49,13 +50,19 @@ fn queued(s: PStatus) -> bool {
     matches!(s, PStatus::Defined | PStatus::Assigned | PStatus::Activated)
 }
 
-impl PandaWms {
+/// copyArchive's own state: what it did.
+#[derive(Debug, Default)]
+pub struct CopyArchive {
+    pub counters: CopyArchiveCounters,
+}
+
+impl CopyArchive {
     /// One copyArchive cycle.
-    pub(super) fn copy_archive(&mut self, ctx: &mut dyn Ctx) {
+    pub fn cycle(&mut self, st: &Statics, db: &mut Db, ctx: &mut dyn Ctx) {
         let now = ctx.now();
-        self.daemon.cycles += 1;
-        let th = self.cfg.timeout_params().resolve();
-        let queue_times: Vec<QueueTimes> = self
+        self.counters.cycles += 1;
+        let th = st.cfg.timeout_params().resolve();
+        let queue_times: Vec<QueueTimes> = st
             .cfg
             .queues
             .iter()
@@ -63,20 +70,21 @@ impl PandaWms {
             .map(|(q, pq)| QueueTimes {
                 status: pq.status.as_str().parse().unwrap_or(TStatus::Other),
                 disable_reassign: disable_reassign_from_catchall(Some(&pq.catchall)),
-                last_start: self.last_start[q],
+                last_start: db.site.last_start[q],
                 heartbeat: Default::default(),
                 has_stale_high_prio_job: false,
             })
             .collect();
-        self.live.retain(|&i| {
+        let jobs = &db.tables.jobs;
+        db.tables.live.retain(|&i| {
             !matches!(
-                self.tables.jobs[i as usize].status,
+                jobs[i as usize].status,
                 PStatus::Finished | PStatus::Failed | PStatus::Closed | PStatus::Cancelled
             )
         });
-        let live = std::mem::take(&mut self.live);
+        let live = std::mem::take(&mut db.tables.live);
         for &i in &live {
-            let j = &self.tables.jobs[i as usize];
+            let j = &db.tables.jobs[i as usize];
             let running = matches!(j.status, PStatus::Sent | PStatus::Starting | PStatus::Running);
             let times = JobTimes {
                 status: j.status,
@@ -94,97 +102,83 @@ impl PandaWms {
                 continue;
             };
             let status = j.status;
-            *self.daemon.by_rule.entry(action.rule.to_string()).or_default() += 1;
+            *self.counters.by_rule.entry(action.rule.to_string()).or_default() += 1;
+            let worker = db.workers.worker_of(i);
             match &action.effect {
-                TimeoutEffect::Close { .. } if queued(status) || self.job_worker.contains_key(&i) => {
+                TimeoutEffect::Close { .. } if queued(status) || worker.is_some() => {
                     let reassign = action.reassigns();
                     // A push worker's job (`starting`): Harvester kills the worker of a killed job.
-                    if let Some(&p) = self.job_worker.get(&i) {
-                        self.unbind(p);
+                    if let Some(p) = worker {
+                        db.workers.unbind(p);
                         ctx.cancel_pilot(p);
                     }
-                    self.close(ctx, i);
+                    db.close(ctx, i);
                     if reassign {
-                        self.daemon.reassigned += 1;
-                        self.regenerate(i);
+                        self.counters.reassigned += 1;
+                        db.tables.regenerate(i);
                     } else {
-                        self.daemon.killed += 1;
-                        self.retry_or_fail(i);
+                        self.counters.killed += 1;
+                        db.tables.retry_or_fail(i);
                     }
                 }
                 TimeoutEffect::TransferFailed { .. } | TimeoutEffect::Fail { .. }
                     if status == PStatus::Transferring =>
                 {
-                    if let Some(t) = self.tables.jobs[i as usize].output_transfer.take() {
+                    if let Some(t) = db.tables.jobs[i as usize].output_transfer.take() {
                         ctx.cancel_transfer(t);
                     }
-                    let cp = self.corepower(self.tables.jobs[i as usize].queue);
-                    self.tables.set_status(i, PStatus::Failed, now, cp);
-                    self.daemon.transfer_timeouts += 1;
-                    self.retry_or_fail(i);
+                    db.tables.set_status(i, PStatus::Failed, now);
+                    self.counters.transfer_timeouts += 1;
+                    db.tables.retry_or_fail(i);
                 }
-                _ => self.daemon.kill_commands += 1,
+                _ => self.counters.kill_commands += 1,
             }
         }
-        self.live = live;
-        self.fast_rebrokerage(ctx);
-    }
-
-    /// Close queued job `i` (its world job is cancelled).
-    fn close(&mut self, ctx: &mut dyn Ctx, i: u32) {
-        let j = &self.tables.jobs[i as usize];
-        let (job, q) = (j.job, j.queue);
-        ctx.cancel_job(job);
-        let cp = self.corepower(q);
-        self.tables.set_status(i, PStatus::Closed, ctx.now(), cp);
-    }
-
-    /// JEDI regenerates the chunk of a reassigned job (attempt + 1, no attempt consumed).
-    fn regenerate(&mut self, i: u32) {
-        let j = &self.tables.jobs[i as usize];
-        let (task, attempt) = (j.task, j.attempt);
-        self.tables.tasks[task as usize].retries.push(attempt.saturating_add(1));
+        db.tables.live = live;
+        self.fast_rebrokerage(st, db, ctx);
     }
 
     /// Fast rebrokerage (copyArchive L521-633): per (PQ, gshare) with nq = defined + assigned +
     /// activated + starting, nr = running, the lowest-PandaID queued jobs over the limits are
     /// reassigned. Starting jobs are already in a pilot here, so only defined/assigned/activated
     /// ones are taken.
-    fn fast_rebrokerage(&mut self, ctx: &mut dyn Ctx) {
-        let params = self.cfg.timeout_params();
+    fn fast_rebrokerage(&mut self, st: &Statics, db: &mut Db, ctx: &mut dyn Ctx) {
+        let params = st.cfg.timeout_params();
         let mut per_share: BTreeMap<usize, ShareQueueStats> = BTreeMap::new();
-        for lc in &self.tables.leaf_counts {
+        for lc in &db.tables.leaf_counts {
             for (leaf, c) in lc.iter().enumerate() {
                 let s = per_share.entry(leaf).or_default();
                 s.nq += c.defined + c.assigned + c.activated + c.starting;
                 s.nr += c.running;
             }
         }
-        for q in 0..self.cfg.queues.len() {
-            let slots = self.cfg.queues[q].num_slots.is_some();
-            for leaf in 0..self.statics.leaves.len() {
-                let c = self.tables.leaf_counts[q][leaf];
+        for q in 0..st.cfg.queues.len() {
+            let slots = st.cfg.queues[q].num_slots.is_some();
+            for leaf in 0..st.leaves.len() {
+                let c = db.tables.leaf_counts[q][leaf];
                 let pq = ShareQueueStats { nq: c.defined + c.assigned + c.activated + c.starting, nr: c.running };
                 if pq.nq == 0 {
                     continue;
                 }
                 let total = per_share.get(&leaf).map_or(0, |s| s.nq);
-                let name = &self.statics.leaves[leaf].name;
+                let name = &st.leaves[leaf].name;
                 let Some(a) = fast_rebrokerage(&params, name, pq, total, slots) else { continue };
-                let mut victims: Vec<(crate::ids::JobId, u32)> = self
+                let jobs = &db.tables.jobs;
+                let mut victims: Vec<(crate::ids::JobId, u32)> = db
+                    .tables
                     .live
                     .iter()
-                    .map(|&i| (self.tables.jobs[i as usize].job, i))
+                    .map(|&i| (jobs[i as usize].job, i))
                     .filter(|&(_, i)| {
-                        let j = &self.tables.jobs[i as usize];
+                        let j = &jobs[i as usize];
                         usize::from(j.queue) == q && usize::from(j.leaf) == leaf && queued(j.status)
                     })
                     .collect();
                 victims.sort_unstable();
                 for &(_, i) in victims.iter().take(a.n_jobs as usize) {
-                    self.close(ctx, i);
-                    self.regenerate(i);
-                    self.daemon.fast_rebrokered += 1;
+                    db.close(ctx, i);
+                    db.tables.regenerate(i);
+                    self.counters.fast_rebrokered += 1;
                 }
             }
         }

@@ -1,0 +1,268 @@
+//! JEDI's JobGenerator (every `agents.job_generation_s`): throttle, job brokerage, splitting.
+//!
+//! - Per gshare leaf × resource type,
+//!   `panda::gshare::throttle` on the leaf's job counts gives how many jobs may be generated
+//!   (`maxNumJobs`; an unthrottled share: one bunch, `nJobsInBunch`); tasks are taken by
+//!   `currentPriority` then `jediTaskID`. Each task's bunch is brokered once
+//!   (`panda::job_broker` for production, `panda::anal_broker` for analysis), then split:
+//!   `SitePicker::get_one_site_candidate` chooses a PQ for every `nSubChunks` = 25 jobs
+//!   (reference §2 "Top-10"). No candidate: the task waits 1 h (production, seed) or 20 min
+//!   (analysis, reference §4) before its next brokerage.
+//!
+//! Resource types are ATLAS's by the jobs' cores (`SCORE` for 1 core, `MCORE` otherwise); the
+//! throttle's counts are those of the whole leaf (the model's leaves rarely mix both).
+
+use crate::engine::{RngStreams, SimDuration, SimRng, SimTime};
+use crate::panda::gshare::{ThrottleInput, ThrottleKey, ThrottleVerdict, throttle};
+use crate::panda::job_broker::{Candidate, JobCounts, SitePicker};
+use crate::panda::timeouts::JobStatus as PStatus;
+use crate::scenario::Scenario;
+use crate::wms::Ctx;
+
+use super::anal_brokerage::AnalBrokerage;
+use super::db::{Db, snapshot};
+use super::ddm::Ddm;
+use super::record::{DecisionKind, Placement};
+use super::setup::Statics;
+use super::tables::{PJob, StatusTimes, TaskStatus};
+use super::view::prod::{BrokerQueue, Chunk, JobQuery, ProdDynamic};
+
+/// `nSubChunks` of JobSplitter: jobs per site pick (JobSplitter L110-230).
+pub const N_SUB_CHUNKS: u64 = 25;
+/// Production tasks without a PQ wait this long (seed: "pending for 1 hour").
+const PROD_PENDING: SimDuration = SimDuration::from_secs(crate::panda::job_broker::PENDING_RETRY_S);
+
+/// Running, starting, not-run (assigned + activated + starting) and defined of `c`.
+fn throttle_input(c: &JobCounts) -> ThrottleInput {
+    ThrottleInput {
+        n_running: c.running,
+        n_not_run: c.assigned + c.activated + c.starting,
+        n_defined: c.defined,
+        ..ThrottleInput::default()
+    }
+}
+
+/// The JobGenerator's own state.
+pub struct JobGenerator {
+    /// Tasks generating or running jobs.
+    pub generating: Vec<u32>,
+    /// Analysis brokerage, with its per-cycle snapshot.
+    anal: AnalBrokerage,
+    /// The job broker's queue buffer, refilled every brokerage.
+    queue_buf: Vec<BrokerQueue>,
+    /// `get_one_site_candidate`'s draws.
+    rng_site_pick: SimRng,
+}
+
+impl JobGenerator {
+    pub fn new(scenario: &Scenario, rngs: &RngStreams) -> Self {
+        JobGenerator {
+            generating: Vec::new(),
+            anal: AnalBrokerage::new(scenario, rngs),
+            queue_buf: Vec::new(),
+            rng_site_pick: rngs.stream("panda/job_broker/site_pick"),
+        }
+    }
+
+    /// One cycle.
+    pub fn cycle(&mut self, st: &Statics, db: &mut Db, ddm: &mut Ddm, ctx: &mut dyn Ctx) {
+        let now = ctx.now();
+        self.anal.new_cycle();
+        let tasks = &db.tables.tasks;
+        self.generating.retain(|&id| tasks[id as usize].status != TaskStatus::Done);
+        let mut order: Vec<u32> = self
+            .generating
+            .iter()
+            .copied()
+            .filter(|&id| {
+                let t = &tasks[id as usize];
+                t.to_generate() > 0 && t.retry_at <= now
+            })
+            .collect();
+        if order.is_empty() {
+            return;
+        }
+        order.sort_by_key(|&id| (std::cmp::Reverse(tasks[id as usize].priority), id));
+        // Budget per (leaf, multi-core): the throttle on the leaf's counts over every PQ.
+        let n_leaves = st.leaves.len();
+        let mut leaf_counts = vec![JobCounts::default(); n_leaves];
+        for lc in &db.tables.leaf_counts {
+            for (l, c) in lc.iter().enumerate() {
+                let s = &mut leaf_counts[l];
+                s.defined += c.defined;
+                s.assigned += c.assigned;
+                s.activated += c.activated;
+                s.starting += c.starting;
+                s.running += c.running;
+            }
+        }
+        let mut budget: Vec<[Option<i64>; 2]> = vec![[None, None]; n_leaves];
+        for id in order {
+            let (k, leaf, multi) = {
+                let t = &db.tables.tasks[id as usize];
+                let shape = &st.shapes[usize::from(t.stream)];
+                (usize::from(t.stream), usize::from(shape.leaf), usize::from(shape.cores > 1))
+            };
+            let left = *budget[leaf][multi].get_or_insert_with(|| {
+                let l = &st.leaves[leaf];
+                let key =
+                    ThrottleKey { work_queue: &l.name, resource_type: if multi == 1 { "MCORE" } else { "SCORE" } };
+                let d = throttle(&st.cfg.gdpconfig.throttle, &key, l.throttled, &throttle_input(&leaf_counts[leaf]));
+                match d.verdict {
+                    ThrottleVerdict::Pass { max_num_jobs, .. } => max_num_jobs.unwrap_or(d.n_jobs_in_bunch),
+                    ThrottleVerdict::PriorityFloor { .. } | ThrottleVerdict::Skip(_) => 0,
+                }
+            });
+            if left <= 0 {
+                continue;
+            }
+            let want = i64::from(db.tables.tasks[id as usize].to_generate()).min(left) as u64;
+            let analysis = st.shapes[k].analysis;
+            let placement = if analysis {
+                self.anal.broker(st, db, ctx, id, want)
+            } else {
+                self.broker_production(st, db, ctx, id, want)
+            };
+            let made = match placement {
+                Some(mut p) => {
+                    let made = self.split(st, db, ddm, ctx, id, want, &mut p);
+                    if analysis {
+                        // `getSitesUsedByTask_JEDI`: the PQs the task's jobs were brokered to.
+                        let t = &mut db.tables.tasks[id as usize];
+                        for &q in &p.to_queue {
+                            if !t.used_queues.contains(&q) {
+                                t.used_queues.push(q);
+                            }
+                        }
+                    }
+                    made
+                }
+                None => 0,
+            };
+            if let Some(b) = budget[leaf][multi].as_mut() {
+                *b -= made as i64;
+            }
+            leaf_counts[leaf].defined += made;
+        }
+    }
+
+    /// Job brokerage of `want` jobs of production task `id`: the candidates to split over, or
+    /// `None` (the task pending, recorded).
+    fn broker_production(&mut self, st: &Statics, db: &mut Db, ctx: &dyn Ctx, id: u32, want: u64) -> Option<Placement> {
+        let now = ctx.now();
+        let (k, nucleus, prio) = {
+            let t = &db.tables.tasks[id as usize];
+            (usize::from(t.stream), t.nucleus.map(usize::from), t.priority)
+        };
+        // The dataset-completeness step: a task-level temporary error before any PQ filter.
+        if let Some(err) = st.prod_view.completeness(k).and_then(|c| c.error.clone()) {
+            let dec = db.record.decision(now, DecisionKind::Job, id);
+            db.record.set_pending(dec, &err);
+            db.tables.tasks[id as usize].retry_at = now + PROD_PENDING;
+            return None;
+        }
+        let (queued, running) = db.workers.counts();
+        let query = JobQuery { stream: k, nucleus, current_priority: prio, chunk: Chunk { jobs: want, scout: false } };
+        let (result, names) = {
+            let d = snapshot(&db.tables, &db.site, ctx, &queued, &running);
+            let p = ProdDynamic { rt_jobs: Some(&db.tables.rt_counts), ..ProdDynamic::default() };
+            let task = st.prod_view.broker_task(&query, &d)?;
+            st.prod_view.fill_queues(&query, &d, &p, &mut self.queue_buf);
+            let r = crate::panda::job_broker::broker(&task, &self.queue_buf, st.prod_view.job_broker_params());
+            let names: Vec<usize> = st.prod_view.production_queues().collect();
+            (r, names)
+        };
+        let dec = db.record.decision(now, DecisionKind::Job, id);
+        for s in &result.skipped {
+            db.record.skipped(dec, &s.name, format_args!("{:?}", s.stage), &s.reason, s.temporary);
+        }
+        let cands: &[Candidate] = result.candidates();
+        if cands.is_empty() {
+            db.record.set_pending(dec, "no candidate PQ: pending for 1 hour");
+            db.tables.tasks[id as usize].retry_at = now + PROD_PENDING;
+            return None;
+        }
+        let rows: Vec<usize> =
+            cands.iter().map(|c| db.record.weighed(dec, &self.queue_buf[c.queue].name, c.weight, false)).collect();
+        let picker = SitePicker::from_candidates(cands);
+        let to_queue: Vec<usize> = cands.iter().map(|c| names[c.queue]).collect();
+        Some(Placement { decision: dec, picker, to_queue, rows })
+    }
+
+    /// Make `want` jobs of task `id`, a PQ picked per `nSubChunks` jobs among the brokerage's
+    /// candidates; jobs made.
+    #[allow(clippy::too_many_arguments)]
+    fn split(
+        &mut self,
+        st: &Statics,
+        db: &mut Db,
+        ddm: &mut Ddm,
+        ctx: &mut dyn Ctx,
+        id: u32,
+        want: u64,
+        p: &mut Placement,
+    ) -> u64 {
+        let now = ctx.now();
+        let dec = p.decision;
+        let mut made = 0;
+        while made < want {
+            let Some(pick) = p.picker.get_one_site_candidate(N_SUB_CHUNKS, &[], &mut self.rng_site_pick) else {
+                break;
+            };
+            let q = p.to_queue[pick.index];
+            let n = N_SUB_CHUNKS.min(want - made);
+            for _ in 0..n {
+                make_job(st, db, ddm, ctx, id, q as u16, dec, now);
+                db.record.gave_job(p.rows[pick.index]);
+            }
+            made += n;
+        }
+        if made == 0 && db.record.decisions[dec as usize].pending.is_none() {
+            // getOneSiteCandidate found no candidate that can accept jobs: JEDI tries again
+            // at its next cycle.
+            db.record.set_pending(dec, "no site candidate can accept jobs (nRunningJobsCap <= nQueuedJobs)");
+        }
+        made
+    }
+}
+
+/// One job of task `id` at PQ `q`: created `defined`, then staged in.
+#[allow(clippy::too_many_arguments)]
+fn make_job(st: &Statics, db: &mut Db, ddm: &mut Ddm, ctx: &mut dyn Ctx, id: u32, q: u16, decision: u32, now: SimTime) {
+    let t = &mut db.tables.tasks[id as usize];
+    let attempt = match t.retries.pop() {
+        Some(a) => a,
+        None => {
+            t.ungenerated -= 1;
+            1
+        }
+    };
+    let k = usize::from(t.stream);
+    let priority = t.priority;
+    let shape = &st.shapes[k];
+    let job = ctx.create_job(st.first_stream + k as u32, shape.cpu_work, shape.cores);
+    let i = db.tables.add(PJob {
+        job,
+        task: id,
+        queue: q,
+        leaf: shape.leaf,
+        status: PStatus::Defined,
+        rt: shape.rt,
+        label: shape.label,
+        attempt,
+        priority,
+        cores: shape.cores,
+        creation: now,
+        state_change: now,
+        times: StatusTimes { defined: Some(now), ..StatusTimes::default() },
+        input_bytes: shape.input_bytes,
+        input_files: shape.input_files,
+        files_in_flight: 0,
+        output_bytes: shape.output_bytes,
+        output_transfer: None,
+        decision,
+        record: None,
+    });
+    db.tables.live.push(i);
+    ddm.stage_in(st, db, ctx, i);
+}
