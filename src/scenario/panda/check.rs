@@ -287,7 +287,7 @@ fn check_queue(
             c.fail(format!("{path}.harvester.{field}"), format!("must be ≥ 0, got {v}"));
         }
     }
-    // Push with several jobs per worker or workers per job is not modelled (wms::panda::pilots).
+    // Push with several jobs per worker or workers per job is not modelled (wms::panda::harvester).
     if matches!(q.harvester.map_type, MapType::MultiJobs | MapType::MultiWorkers) {
         c.fail(
             format!("{path}.harvester.mapType"),

@@ -6,7 +6,7 @@
 //! [`Generator`]: crate::factory::generic::Generator
 //! [`StandbyController`]: crate::factory::standby::StandbyController
 
-use super::{CycleRow, Factory, Mode};
+use super::factory::{CycleRow, Factory, Mode};
 use crate::factory::generic::Observed;
 use crate::factory::standby::StandbyObservation;
 use crate::grid::{Grid, PilotShape, Refusal};

@@ -5,7 +5,8 @@
 //! job's remaining work is kept here in a [`Clock`] and its end set again at every change. At
 //! removal its jobs are requeued in their WMS or killed.
 
-use super::{Factories, Mode, STARTD_FETCH, STARTD_REMOVE, STARTD_RUN};
+use super::factory::Mode;
+use super::provisioner::{Factories, STARTD_FETCH, STARTD_REMOVE, STARTD_RUN};
 use crate::engine::{SimDuration, SimTime};
 use crate::factory::startd::{self, StartdAction, StartdPilot};
 use crate::grid::PilotStatus;

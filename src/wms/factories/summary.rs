@@ -1,6 +1,6 @@
 //! What the pilot factories did, for `summary.json` (`factory[i]`), `pilots.parquet` and
 //! `factory_cycles.parquet`: the counters of
-//! [`FactoryStats`](super::FactoryStats), the head node's load (submissions per
+//! [`FactoryStats`](super::factory::FactoryStats), the head node's load (submissions per
 //! finished job), the jobs finished per hour over the second half of the run beside the seed's
 //! closed form with the measured Tsw and Tj, the waits and slowdowns of the analysis and
 //! production jobs that ran in its pilots, and every startd Generator cycle.
@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{CycleRow, Factories, Factory, FactoryStats, Mode};
+use super::factory::{CycleRow, Factory, FactoryStats, Mode};
+use super::provisioner::Factories;
 use crate::engine::SimTime;
 use crate::factory::generic::gpf_throughput;
 use crate::factory::standby::Estimates;

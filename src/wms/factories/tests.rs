@@ -1,6 +1,7 @@
 //! The factories' random streams are keyed by identity.
 
 use super::*;
+use crate::engine::RngStreams;
 use rand::Rng;
 
 /// `factory_analysis.ron`'s three factories, in their order and reversed: each factory's

@@ -102,13 +102,13 @@ pub fn check_invariants(w: &Parts, jobs: &[Job]) -> Vec<String> {
         let world = jobs[crate::ids::job_index(x.job)].status;
         let ok = match x.status {
             PStatus::Defined | PStatus::Assigned | PStatus::Activated => world == JobStatus::Waiting,
-            // A push worker's job waits in the world until its pilot starts (`pilots`).
+            // A push worker's job waits in the world until its pilot starts (`harvester`).
             PStatus::Sent | PStatus::Starting if w.db.workers.worker_of(i).is_some() => world == JobStatus::Waiting,
             PStatus::Sent | PStatus::Starting | PStatus::Running => world == JobStatus::Running,
             // The pilot's final report put it in `holding`; the Adder's next cycle decides.
             PStatus::Holding => matches!(world, JobStatus::Done | JobStatus::Failed),
             PStatus::Transferring | PStatus::Finished => world == JobStatus::Done,
-            // Failed without running: its push worker ended first (`pilots`).
+            // Failed without running: its push worker ended first (`harvester`).
             PStatus::Failed if x.times.running.is_none() => world == JobStatus::Cancelled,
             PStatus::Failed => matches!(world, JobStatus::Failed | JobStatus::Done),
             PStatus::Closed => world == JobStatus::Cancelled,

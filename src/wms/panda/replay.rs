@@ -10,7 +10,7 @@
 //!   `queue`). `cancelled`/`closed` records are skipped (a load warning counts them).
 //! - **Input**: read directly (`transfertype` `direct` or empty) → `activated` at once; otherwise
 //!   `assigned` while `ninputdatafiles` files of `inputfilebytes` in all travel from `sourcesite`
-//!   over its link to the PQ's site (the data path of `data.rs`); a `sourcesite` that is not a
+//!   over its link to the PQ's site (the data path of `ddm`); a `sourcesite` that is not a
 //!   grid site, or the PQ's own site, is local; a site without a link counts in `no_route`.
 //! - **Run**: the recorded wall time on the recorded queue: `cpu_work` per core = wall time ×
 //!   `cpu_power` of the PQ's first CE (in the site's order; a PQ whose CEs differ in power runs a

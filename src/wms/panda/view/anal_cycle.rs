@@ -24,8 +24,8 @@
 
 use std::collections::BTreeMap;
 
-use super::Dynamic;
 use super::anal::AnalView;
+use super::dynamic::Dynamic;
 use crate::engine::SimTime;
 use crate::panda::anal_broker::{
     AnalBrokerInput, AnalQueue, AnalTask, GshareUsers, JobCounts as TargetCounts, QueueStats, Quota, Replica,

@@ -28,8 +28,8 @@
 
 use rand::Rng;
 
-use super::Dynamic;
 use super::ce_choice::{CeWorkerStats, ce_weighting, choose_ce};
+use super::dynamic::Dynamic;
 use crate::panda::harvester::config::WorkerCounts;
 use crate::panda::harvester::{
     ANY, AdjusterError, AdjusterVariant, CricQueue, DEFAULT_PILOT_TYPE, HarvesterQueueConfig, JobStats, PilotRow,

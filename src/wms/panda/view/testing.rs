@@ -1,7 +1,7 @@
 //! For the views' tests: an owned snapshot of a run (what [`Dynamic`] borrows), all counts
 //! zero, built from a scenario.
 
-use super::Dynamic;
+use super::dynamic::Dynamic;
 use crate::engine::SimTime;
 use crate::grid::network::Network;
 use crate::grid::storage::Storages;

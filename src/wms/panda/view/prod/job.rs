@@ -1,9 +1,10 @@
 //! Job brokerage inputs: the task with its input chunk ([`BrokerTask`]) and one [`BrokerQueue`]
 //! per production PQ (reference `panda.md` §2–§3, `AtlasProdJobBroker.doBrokerage`).
 
-use super::ResourceType;
+use super::dynamic::ProdDynamic;
+use super::statics::ProdView;
+use super::statics::ResourceType;
 use super::statics::{QueueStatic, StreamStatic};
-use super::{ProdDynamic, ProdView};
 use crate::engine::SimDuration;
 use crate::panda::harvester::config::{MapType, RunMode};
 use crate::panda::job_broker::filters::{ChainResult, Ctx, run_chain};
@@ -14,7 +15,7 @@ use crate::panda::job_broker::{
 use crate::panda::network::{Link, LinkMetrics};
 use crate::panda::task_broker::Role;
 use crate::scenario::panda::PandaQueue;
-use crate::wms::panda::view::Dynamic;
+use crate::wms::panda::view::dynamic::Dynamic;
 
 /// `inactiveTimeLimit` (AtlasProdJobBroker L561): a PQ whose `laststart` is older is inactive.
 pub const INACTIVE_AFTER: SimDuration = SimDuration::from_secs(2 * 3600);
@@ -138,7 +139,7 @@ impl ProdView {
     ///
     /// * `prodSourceLabel` `managed`; `processingType`, `workingGroup`, `gshare` from the stream;
     ///   the work queue is the gshare (global-share work queue); `currentPriority` from `q`;
-    ///   `resource_type` ATLAS's ([`super::ResourceType::of`] the stream's cores and MB/core);
+    ///   `resource_type` ATLAS's ([`ResourceType::of`] the stream's cores and MB/core);
     /// * `coreCount`, `ramCount` (MB per core, `ramUnit` `MBPerCore`; 0 = unset → no memory
     ///   check), `baseRamCount` 0, `t1Weight`, `ioIntensity` from the stream;
     /// * walltime: `cpuTimeUnit` `HS06sPerEvent` with the stream's `cpu_time`, JEDI's default

@@ -1,8 +1,9 @@
 //! Task brokerage inputs: the DDM endpoints, the nuclei and the task (reference `panda.md` §1,
 //! `AtlasProdTaskBroker.py` `runImpl` L146-626).
 
+use super::dynamic::ProdDynamic;
 use super::job::{Chunk, JobQuery};
-use super::{ProdDynamic, ProdView};
+use super::statics::ProdView;
 use crate::grid::config::StorageStatus;
 use crate::grid::storage::StorageId;
 use crate::panda::task_broker::{
@@ -10,7 +11,7 @@ use crate::panda::task_broker::{
     WanStatus,
 };
 use crate::scenario::panda::ProductionStream;
-use crate::wms::panda::view::Dynamic;
+use crate::wms::panda::view::dynamic::Dynamic;
 
 /// Which task of which moment is being brokered.
 #[derive(Debug, Clone, Copy, PartialEq)]
