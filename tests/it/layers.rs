@@ -1,4 +1,4 @@
-//! The layers of `src/lib.rs` (DESIGN.md, "Layers") are facts: every `crate::X` a module
+//! The layers of `src/lib.rs` (docs/architecture.md, "Layers") are facts: every `crate::X` a module
 //! names, outside its tests, is a module of a lower layer. A module may not reach up.
 
 use std::collections::BTreeMap;

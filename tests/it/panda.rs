@@ -59,11 +59,11 @@ fn jobs_go_through_panda_states_in_order() {
 fn data_moves_over_the_links_and_outputs_reach_the_nucleus() {
     let f = quickstart();
     let p = panda(&f);
-    assert!(p.data().input_files_moved > 500, "{:?}", p.data());
-    assert!(p.data().output_files_moved > 500, "{:?}", p.data());
-    assert_eq!(p.data().no_route, 0, "every pair of sites has a link");
+    assert!(p.data_counters().input_files_moved > 500, "{:?}", p.data_counters());
+    assert!(p.data_counters().output_files_moved > 500, "{:?}", p.data_counters());
+    assert_eq!(p.data_counters().no_route, 0, "every pair of sites has a link");
     let net = &f.world.core.network;
-    assert_eq!(net.transfer_count() as u64, p.data().input_files_moved + p.data().output_files_moved);
+    assert_eq!(net.transfer_count() as u64, p.data_counters().input_files_moved + p.data_counters().output_files_moved);
     // Outputs of the MC jobs take space on BNL's disk: 1000 kB/event × 1000 events each.
     let bnl = f.world.core.storages.id("BNL_DATADISK").unwrap();
     let used = f.world.core.storages.get(bnl).unwrap().used;
@@ -102,7 +102,7 @@ fn push_mode_harvester_makes_one_worker_per_job() {
     // Every worker got a job (`starting` when it was submitted), and a job one worker.
     let bound = t.jobs.iter().filter(|j| j.times.starting.is_some()).count() as u64;
     assert_eq!(s.pilots.submitted, bound, "{:?}", s.pilots);
-    assert_eq!(p.harvester().submitted, bound);
+    assert_eq!(p.harvester_counters().submitted, bound);
     // A started worker runs its job: no empty pilot.
     assert_eq!(s.pilots.empty, 0, "{:?}", s.pilots);
     assert_eq!(s.pilot_efficiency, Some(1.0));
@@ -114,7 +114,7 @@ fn push_mode_harvester_makes_one_worker_per_job() {
     assert_eq!(at_ce, q);
     assert!(q > 500 && q < 19_090, "{q} workers at BNL_SCORE");
     // A worker that never started failed its job, and JEDI retried the chunk.
-    assert!(p.harvester().lost_jobs <= s.pilots.never_started, "{:?} {:?}", p.harvester(), s.pilots);
+    assert!(p.harvester_counters().lost_jobs <= s.pilots.never_started, "{:?} {:?}", p.harvester_counters(), s.pilots);
 }
 
 #[test]
@@ -290,9 +290,9 @@ fn replayed_records_stage_in_over_the_link_and_their_outputs_go_to_the_nucleus()
         .iter()
         .map(|r| r.ninputdatafiles.unwrap() as u64)
         .sum();
-    assert_eq!(p.data().input_files_moved, files);
-    assert_eq!(p.data().output_files_moved, 100, "every output travels BNL → AGLT2");
-    assert_eq!(p.data().no_route, 0);
+    assert_eq!(p.data_counters().input_files_moved, files);
+    assert_eq!(p.data_counters().output_files_moved, 100, "every output travels BNL → AGLT2");
+    assert_eq!(p.data_counters().no_route, 0);
     assert!(p.tables().jobs.iter().all(|j| j.status == PStatus::Finished));
     // explain says a replayed job was placed by its record.
     let task = p.tables().tasks.len();

@@ -22,7 +22,7 @@ use super::view::anal_cycle::{AnalCycle, AnalDynamic, AnalTaskState, UserJobs};
 /// from its tables at the start of the cycle): the users' job table, pilot requests, job starts,
 /// and the cycle's aggregates.
 #[derive(Debug)]
-pub struct AnalCache {
+struct AnalCache {
     users: Vec<UserJobs>,
     requests: Vec<u64>,
     started: Vec<u64>,

@@ -16,7 +16,7 @@
 //! `submitter.py`, `get_job_chunks_for_workers`):
 //!
 //! - `mapType: NoJob` (pull): `n_new` empty workers; each pilot asks PanDA for jobs
-//!   (`getJob`, `dispatch`) when it starts.
+//!   (`getJob`, `dispatcher`) when it starts.
 //! - `mapType: OneToOne` (push, Harvester's default): one worker per job chunk of one job, and
 //!   Harvester has no more chunks than the PQ has jobs for it. Harvester's job fetcher and the
 //!   submitter are taken as one step: the submitter takes up to `n_new` of the PQ's activated
@@ -45,7 +45,7 @@
 use crate::engine::{RngStreams, SimRng};
 use crate::grid::{Grid, PilotShape, Refusal};
 use crate::ids::{CeId, PilotId};
-use crate::panda::harvester::config::{MapType, WorkerCounts};
+use crate::panda::harvester::config::WorkerCounts;
 use crate::panda::timeouts::JobStatus as PStatus;
 use crate::scenario::Scenario;
 use crate::wms::provision::{Provisioning, Submit};
@@ -108,7 +108,7 @@ pub enum NotMade {
 /// Harvester's own state.
 pub struct Harvester {
     view: HarvesterView,
-    /// Per PQ, the counts of its last cycle if that cycle submitted nothing (pull mode): the
+    /// Per PQ, the counts of its last cycle if that cycle submitted nothing (self mode): the
     /// same counts decide the same.
     idle: Vec<Option<IdleKey>>,
     /// PQs a pilot factory feeds (`factory[].queue`, seed 003): Harvester submits no workers
@@ -116,6 +116,8 @@ pub struct Harvester {
     factory_queue: Vec<bool>,
     /// GPUs of a worker of each PQ.
     worker_gpus: Vec<u32>,
+    /// PQs in push mode (`Statics::push`).
+    push: Vec<bool>,
     /// The CE choice's draws.
     rng: SimRng,
     pub counters: HarvesterCounters,
@@ -141,6 +143,7 @@ impl Harvester {
                 .map(|q| scenario.factory.iter().any(|f| f.target().2 == Some(q.name.as_str())))
                 .collect(),
             worker_gpus: st.cfg.queues.iter().map(|q| q.worker_gpus()).collect(),
+            push: st.push.clone(),
             rng: rngs.stream("panda/harvester/ce"),
             counters: HarvesterCounters::default(),
             pilot_ce: Vec::new(),
@@ -149,12 +152,8 @@ impl Harvester {
 
     /// The PQs whose job fetcher asks PanDA for jobs every cycle (push PQs Harvester feeds):
     /// one getJob request each in the PQ's `SiteData`, job or not.
-    pub fn fetching_queues<'a>(&'a self, st: &'a Statics) -> impl Iterator<Item = usize> + 'a {
-        (0..self.factory_queue.len()).filter(|&q| !self.factory_queue[q] && st.push[q])
-    }
-
-    fn push_queue(&self, q: usize) -> bool {
-        self.view.queues.get(q).is_some_and(|hq| hq.config.map_type != MapType::NoJob)
+    pub fn fetching_queues(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.factory_queue.len()).filter(|&q| !self.factory_queue[q] && self.push[q])
     }
 
     /// Keep the worker counts from a pilot's news: started (queued → running), ended (from
@@ -164,12 +163,12 @@ impl Harvester {
         let Some(q) = db.workers.queue_of(p) else { return };
         let c = self.pilot_ce[p as usize] as usize;
         let started = ctx.grid().pilot(p).started().is_some();
-        for x in [&mut db.workers.per_queue[usize::from(q)], &mut self.ce_workers[usize::from(q)][c]] {
-            match news {
-                PilotNews::Started => x.started(),
-                PilotNews::Ended(_) => x.ended(started),
-            }
+        let x = &mut self.ce_workers[usize::from(q)][c];
+        match news {
+            PilotNews::Started => x.started(),
+            PilotNews::Ended(_) => x.ended(started),
         }
+        db.workers.news(q, news, started);
         if let PilotNews::Ended(_) = news
             && let Some(i) = db.workers.unbind(p)
         {
@@ -232,7 +231,7 @@ impl Provisioning for Harvester {
             }
             let Some(state) = self.view.state_of(q, activated, queued, running, &h) else { continue };
             let Ok(mut decision) = self.view.decide(q, &state) else { continue };
-            if self.push_queue(q) {
+            if self.push[q] {
                 // One worker per activated job: the rows (in order) get at most as many.
                 let mut jobs = activated;
                 for row in &mut decision.rows {
@@ -255,7 +254,7 @@ impl Provisioning for Harvester {
         }
         for (q, plan) in plans {
             self.counters.unplaced += plan.unplaced;
-            let worker = Worker { queue: q as u16, push: self.push_queue(q) };
+            let worker = Worker { queue: q as u16, push: self.push[q] };
             for b in &plan.batches {
                 let ce_idx = self.view.queues[q].ces.iter().position(|&c| c == b.ce).unwrap_or(0);
                 let shape = PilotShape { gpus: self.worker_gpus[q], ..PilotShape::cpu(b.cores.max(1)) };

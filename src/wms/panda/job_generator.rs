@@ -28,7 +28,7 @@ use super::tables::{PJob, StatusTimes, TaskStatus};
 use super::view::prod::{BrokerQueue, Chunk, JobQuery, ProdDynamic};
 
 /// `nSubChunks` of JobSplitter: jobs per site pick (JobSplitter L110-230).
-pub const N_SUB_CHUNKS: u64 = 25;
+const N_SUB_CHUNKS: u64 = 25;
 /// Production tasks without a PQ wait this long (seed: "pending for 1 hour").
 const PROD_PENDING: SimDuration = SimDuration::from_secs(crate::panda::job_broker::PENDING_RETRY_S);
 
@@ -45,7 +45,7 @@ fn throttle_input(c: &JobCounts) -> ThrottleInput {
 /// The JobGenerator's own state.
 pub struct JobGenerator {
     /// Tasks generating or running jobs.
-    pub generating: Vec<u32>,
+    generating: Vec<u32>,
     /// Analysis brokerage, with its per-cycle snapshot.
     anal: AnalBrokerage,
     /// The job broker's queue buffer, refilled every brokerage.
@@ -62,6 +62,17 @@ impl JobGenerator {
             queue_buf: Vec::new(),
             rng_site_pick: rngs.stream("panda/job_broker/site_pick"),
         }
+    }
+
+    /// Tasks generating or running jobs.
+    pub fn generating(&self) -> &[u32] {
+        &self.generating
+    }
+
+    /// Tasks whose jobs are to be generated from now on (an analysis task that arrived, a
+    /// production task brokered to a nucleus).
+    pub fn add_tasks(&mut self, ids: impl IntoIterator<Item = u32>) {
+        self.generating.extend(ids);
     }
 
     /// One cycle.

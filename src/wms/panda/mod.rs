@@ -10,7 +10,7 @@
 //!   SitePicker.get_one_site_candidate per 25 jobs → each job `defined` at its PQ:
 //!     input at the PQ's site → `activated`; else `assigned`, one transfer per input file over
 //!     the network, `activated` when the last file arrived
-//! Harvester (every harvester.lookupTime): panda::harvester::define_num_workers per PQ → pilots
+//! Harvester (every harvester.lookupTime): crate::panda::harvester::define_num_workers per PQ → pilots
 //!   on the PQ's CEs through the grid's batch state machine; push mode (mapType OneToOne) makes
 //!   one pilot per activated job it takes (`sent`/`starting`), none without a job
 //! a running pilot asks its PQ: gshare dispatch order (sorted leaves, 10 % by age), then
@@ -30,8 +30,10 @@
 //! the provisioning boundary, `wms::provision`), [`copy_archive::CopyArchive`] and the
 //! [`adder::Adder`]; data movement is [`ddm::Ddm`]'s. What they share is [`db::Db`]: the job and
 //! task tables, `SiteData`, Harvester's workers and the brokerage record, as panda-server's
-//! agents share its database. `PandaWms` only owns them and routes the world's callbacks and
-//! its timers to them; no agent names it.
+//! agents share its database. `PandaWms` owns them and routes the world's callbacks and its
+//! timers to them, with the two hand-overs between agents (a task's arrival to the TaskBroker
+//! or the JobGenerator; PanDA's counts to Harvester, whose job fetcher's getJob requests it
+//! records); no agent names it.
 //!
 //! The pure decisions are `crate::panda`'s; [`view`] builds their inputs from the scenario and a
 //! snapshot of the tables. Each brokerage decision is kept ([`record`]) for `brokerage.parquet`
@@ -186,17 +188,17 @@ impl PandaWms {
     }
 
     /// What the data path did.
-    pub fn data(&self) -> &DataCounters {
+    pub fn data_counters(&self) -> &DataCounters {
         &self.ddm.counters
     }
 
     /// What Harvester did.
-    pub fn harvester(&self) -> &HarvesterCounters {
+    pub fn harvester_counters(&self) -> &HarvesterCounters {
         &self.harvester.counters
     }
 
     /// What copyArchive did.
-    pub fn copy_archive(&self) -> &CopyArchiveCounters {
+    pub fn copy_archive_counters(&self) -> &CopyArchiveCounters {
         &self.copy_archive.counters
     }
 
@@ -213,7 +215,7 @@ impl PandaWms {
         t.retry_at = ctx.now();
         if analysis {
             t.status = TaskStatus::Running;
-            self.job_generator.generating.push(id);
+            self.job_generator.add_tasks([id]);
         } else {
             t.status = TaskStatus::Assigning;
             self.task_broker.task_arrived(id);
@@ -224,7 +226,7 @@ impl PandaWms {
     /// submissions over what PanDA shows now.
     fn harvester_cycle(&mut self, ctx: &mut dyn Ctx) {
         let now = ctx.now();
-        for q in self.harvester.fetching_queues(&self.st) {
+        for q in self.harvester.fetching_queues() {
             self.db.site.gets.add(q, now);
         }
         let (queued, running) = self.db.workers.counts();
@@ -284,8 +286,8 @@ impl Wms for PandaWms {
             }
             ADDER => self.adder.cycle(st, db, &mut self.ddm, ctx),
             TASK_BROKERAGE => {
-                let assigned = self.task_broker.cycle(st, db, &self.job_generator.generating, ctx);
-                self.job_generator.generating.extend(assigned);
+                let assigned = self.task_broker.cycle(st, db, self.job_generator.generating(), ctx);
+                self.job_generator.add_tasks(assigned);
                 self.every(ctx, TASK_BROKERAGE, a.task_brokerage_s);
             }
             JOB_GENERATION => {

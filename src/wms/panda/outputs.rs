@@ -298,7 +298,7 @@ pub fn summary(w: &Parts, jobs: &[Job]) -> serde_json::Value {
                     "wait_activated_to_running_s": {"p50": p(0.5), "p95": p(0.95)},
                     "at_end": {"defined": c.defined, "assigned": c.assigned, "activated": c.activated,
                                "running": c.running + c.starting, "transferring": c.transferring},
-                    "workers_at_end": {"queued": w.db.workers.per_queue[q].queued, "running": w.db.workers.per_queue[q].running},
+                    "workers_at_end": {"queued": w.db.workers.of_queue(q).queued, "running": w.db.workers.of_queue(q).running},
                 }),
             )
         })

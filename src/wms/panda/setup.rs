@@ -250,7 +250,7 @@ fn replay_shape(r: &crate::scenario::panda::ReplayStream, leaf: u16) -> StreamSh
         n_jobs: 0,
         events_per_job: 1,
         // The stream's declared work (`jobs.parquet` `cpu_time`): set to its jobs' mean once they
-        // are known (`wms::panda::PandaWms::new`); each job's own work is its record's.
+        // are read; each job's own work is its record's.
         cpu_work: 0.0,
         cores: 1,
         rt: ResourceType::Score.index() as u8,

@@ -142,8 +142,8 @@ pub type DispatchSet = BTreeSet<(Reverse<i64>, JobId, u32)>;
 /// The slot of a job in [`Tables::by_job`] when it is not PanDA's.
 pub const NOT_MINE: u32 = u32::MAX;
 
-/// Every table of the PanDA WMS.
-#[derive(Debug, Default)]
+/// PanDA's job and task tables (module doc).
+#[derive(Debug)]
 pub struct Tables {
     pub tasks: Vec<Task>,
     pub jobs: Vec<PJob>,
@@ -204,7 +204,10 @@ impl Tables {
             activated_by_age: vec![BTreeSet::new(); queues],
             leaf_executing: vec![0.0; leaves],
             leaf_queued: vec![0.0; leaves],
-            ..Default::default()
+            tasks: Vec::new(),
+            jobs: Vec::new(),
+            by_job: Vec::new(),
+            live: Vec::new(),
         }
     }
 

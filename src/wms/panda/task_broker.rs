@@ -106,7 +106,7 @@ impl TaskBroker {
                     st.prod_view.task_broker_variant(),
                     &mut self.rng,
                 );
-                record(st, &mut db.record, now, id, &b);
+                record_decision(st, &mut db.record, now, id, &b);
                 if let Some(n) = b.chosen() {
                     // The live feedback: later tasks of this cycle see the assignment.
                     let task_rw = st.prod_view.task_rw(k, 0).unwrap_or(0.0);
@@ -136,7 +136,7 @@ impl TaskBroker {
 }
 
 /// Task `id`'s brokerage `b` in the record.
-fn record(st: &Statics, r: &mut Records, now: SimTime, id: u32, b: &Brokerage) {
+fn record_decision(st: &Statics, r: &mut Records, now: SimTime, id: u32, b: &Brokerage) {
     let dec = r.decision(now, DecisionKind::Task, id);
     for s in b.skipped() {
         r.skipped(dec, s.name, format_args!("{:?}", s.reason.stage()), &s.reason, false);

@@ -1,13 +1,15 @@
 //! What panda-server knows of Harvester's workers (its `Harvester_Workers`,
 //! `Harvester_Rel_Jobs_Workers` and `Harvester_Worker_Stats` tables, reference §8): each
 //! worker's PQ, the job a push worker was made for, and the workers queued and running per PQ.
-//! Harvester writes it; the dispatcher reads a pilot's PQ and its job, copyArchive the worker of
-//! a job it closes, brokerage the counts (`ups_load_worker_stats`).
+//! Harvester writes it (its workers and their counts); the dispatcher reads a pilot's PQ and
+//! unbinds a push worker's job as it runs it, copyArchive unbinds the worker of a job it closes
+//! (and kills it), brokerage reads the counts (`ups_load_worker_stats`).
 
 use std::collections::BTreeMap;
 
 use crate::ids::PilotId;
 use crate::panda::harvester::config::WorkerCounts;
+use crate::wms::PilotNews;
 
 /// A PQ's Harvester workers: queued (submitted, waiting in the batch system) and running.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -48,7 +50,7 @@ pub struct WorkerTable {
     pilot_job: Vec<u32>,
     job_worker: BTreeMap<u32, PilotId>,
     /// Workers per PQ.
-    pub per_queue: Vec<Workers>,
+    per_queue: Vec<Workers>,
     /// Cores of a worker of each PQ (the PQ's pilot size), for the core counts.
     queue_cores: Vec<u64>,
 }
@@ -74,6 +76,21 @@ impl WorkerTable {
         }
         self.pilot_queue[k] = q;
         self.per_queue[usize::from(q)].queued += 1;
+    }
+
+    /// A worker of PQ `q` started, or ended (from running if it had `started`, else from
+    /// queued).
+    pub fn news(&mut self, q: u16, news: PilotNews, started: bool) {
+        let x = &mut self.per_queue[usize::from(q)];
+        match news {
+            PilotNews::Started => x.started(),
+            PilotNews::Ended(_) => x.ended(started),
+        }
+    }
+
+    /// The workers of PQ `q`.
+    pub fn of_queue(&self, q: usize) -> Workers {
+        self.per_queue[q]
     }
 
     /// The PQ of worker `p`; `None` for a pilot Harvester did not submit.

@@ -2,7 +2,7 @@
 
 use crate::panda::job_broker::JobCounts;
 
-/// Dynamic inputs of the production views that [`Dynamic`](super::dynamic::Dynamic) does not carry, filled by the PanDA
+/// Dynamic inputs of the production views that [`Dynamic`](crate::wms::panda::view::dynamic::Dynamic) does not carry, filled by the PanDA
 /// WMS from its own tables. Every slice is indexed like `Dynamic` (queue = index in
 /// `panda.queues`, nucleus = index in `panda.nuclei`); an empty (or short) slice reads as "the
 /// WMS keeps no such table" and the documented fallback is used.
