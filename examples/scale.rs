@@ -19,7 +19,8 @@
 //! allocator). Prints a Markdown table for the README's performance section. The PanDA table
 //! adds the jobs PanDA created (the size is the generator's `--jobs`; JEDI creates about half of
 //! them within the week), the rows of `brokerage.parquet` and the transfers on the network, and
-//! gives the memory per created job.
+//! gives the memory per created job, and a second table: the event loop's time per PanDA agent
+//! (`wms::panda::agent_times`) and in the world, ns per event.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -63,6 +64,7 @@ fn main() {
             println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         }
     }
+    let mut agent_rows = Vec::new();
     for jobs in sizes {
         let mut rows: Vec<Row> = Vec::new();
         for _ in 0..runs {
@@ -112,6 +114,24 @@ fn main() {
             r0.peak_kib / 1024.0,
             r0.sim_growth_kib * 1024.0 / per_job,
         );
+        if !r0.agents.is_empty() {
+            let names: Vec<String> = r0.agents.iter().map(|(n, _)| n.clone()).collect();
+            let spent: Vec<f64> = (0..names.len()).map(|i| med(&|r| r.agents.get(i).map_or(0.0, |a| a.1))).collect();
+            let rest = med(&|r| r.simulate) - spent.iter().sum::<f64>();
+            agent_rows.push((jobs, names, spent, rest, med(&|r| r.events as f64)));
+        }
+    }
+    // Where PanDA's event loop spends its time: each agent's callbacks, and the rest (the
+    // world: event queue, grid, batch state machine, network), ns per event.
+    if let Some((_, names, _, _, _)) = agent_rows.first() {
+        println!();
+        println!("PanDA's event loop by agent, ns/event (the world: event queue, grid, network):");
+        println!("| --jobs | {} | the world |", names.join(" | "));
+        println!("|---:|{}---:|", "---:|".repeat(names.len()));
+        for (jobs, _, spent, rest, events) in &agent_rows {
+            let cells: Vec<String> = spent.iter().map(|s| format!("{:.0}", s * 1e9 / events)).collect();
+            println!("| {jobs} | {} | {:.0} |", cells.join(" | "), rest * 1e9 / events);
+        }
     }
 }
 
@@ -142,6 +162,14 @@ impl Kind {
     }
 }
 
+/// The world's PanDA instances.
+fn panda_of(world: &mut pilotsim::sim::World) -> impl Iterator<Item = &mut pilotsim::wms::panda::PandaWms> {
+    world.wms.iter_mut().filter_map(|w| {
+        let any: &mut dyn std::any::Any = w.as_mut();
+        any.downcast_mut::<pilotsim::wms::panda::PandaWms>()
+    })
+}
+
 /// Rows of the PanDA instance's `brokerage.parquet` (0 without PanDA).
 fn brokerage_rows(world: &pilotsim::sim::World) -> usize {
     world
@@ -166,9 +194,17 @@ fn one(kind: Kind, jobs: u64, out: Option<PathBuf>) {
     let t = Instant::now();
     let mut world = pilotsim::sim::build(s, s.seed).unwrap_or_else(|p| fail(&format!("{p:?}")));
     let build = t.elapsed().as_secs_f64();
+    for p in panda_of(&mut world) {
+        p.times.enabled = true;
+    }
     let t = Instant::now();
     pilotsim::sim::run_to_end(&mut world, |_, _| {});
     let simulate = t.elapsed().as_secs_f64();
+    for p in panda_of(&mut world) {
+        for (agent, spent) in p.times.spent() {
+            println!("agent_{}={}", agent.name(), spent.as_secs_f64());
+        }
+    }
     let after_sim = status_kib("VmHWM:");
     let t = Instant::now();
     let broken = pilotsim::sim::check_invariants(&world);
@@ -251,6 +287,8 @@ struct Row {
     whole: f64,
     peak_kib: f64,
     sim_growth_kib: f64,
+    /// PanDA's agents: (name, seconds in its callbacks).
+    agents: Vec<(String, f64)>,
 }
 
 impl Row {
@@ -259,6 +297,10 @@ impl Row {
         for line in text.lines() {
             let Some((k, v)) = line.split_once('=') else { continue };
             let x: f64 = v.trim().parse().unwrap_or(f64::NAN);
+            if let Some(agent) = k.strip_prefix("agent_") {
+                r.agents.push((agent.to_string(), x));
+                continue;
+            }
             match k {
                 "events" => r.events = x as u64,
                 "jobs" => r.jobs = x as u64,

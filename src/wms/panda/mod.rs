@@ -40,6 +40,7 @@
 //! and `pilotsim explain`.
 
 mod adder;
+pub mod agent_times;
 mod anal_brokerage;
 mod copy_archive;
 mod db;
@@ -69,6 +70,7 @@ use crate::wms::provision::Provisioning;
 use crate::wms::{Answer, Ctx, FetchRequest, PilotNews, Timer, Wms};
 use crate::workload::{Job, ShareEntities, StreamInfo};
 
+use agent_times::Agent;
 pub use copy_archive::CopyArchiveCounters;
 pub use ddm::DataCounters;
 pub use harvester::HarvesterCounters;
@@ -103,6 +105,8 @@ pub struct PandaWms {
     /// stream (stream `k`'s is `first_replay_task + k`, after every real task).
     replay: Vec<replay::ReplayJob>,
     first_replay_task: u32,
+    /// Wall time per agent, when asked (`examples/scale`).
+    pub times: agent_times::AgentTimes,
 }
 
 impl PandaWms {
@@ -172,6 +176,7 @@ impl PandaWms {
             arrivals,
             replay,
             first_replay_task,
+            times: agent_times::AgentTimes::default(),
             st: statics,
         };
         (me, entities, streams)
@@ -275,51 +280,71 @@ impl Wms for PandaWms {
     }
 
     fn timer(&mut self, ctx: &mut dyn Ctx, timer: Timer) {
+        let t0 = self.times.start();
         let a = self.st.cfg.agents;
         let (st, db) = (&self.st, &mut self.db);
-        match timer.kind {
-            TASK_ARRIVAL => self.task_arrived(ctx, timer.id),
+        let agent = match timer.kind {
+            TASK_ARRIVAL => {
+                self.task_arrived(ctx, timer.id);
+                Agent::TaskBroker
+            }
             REPLAY_ARRIVAL => {
                 let rj = &self.replay[timer.id as usize];
                 let task = self.first_replay_task + u32::from(rj.stream);
                 replay::arrived(st, db, &mut self.ddm, ctx, rj, timer.id, task);
+                Agent::Replay
             }
-            ADDER => self.adder.cycle(st, db, &mut self.ddm, ctx),
+            ADDER => {
+                self.adder.cycle(st, db, &mut self.ddm, ctx);
+                Agent::Adder
+            }
             TASK_BROKERAGE => {
                 let assigned = self.task_broker.cycle(st, db, self.job_generator.generating(), ctx);
                 self.job_generator.add_tasks(assigned);
                 self.every(ctx, TASK_BROKERAGE, a.task_brokerage_s);
+                Agent::TaskBroker
             }
             JOB_GENERATION => {
                 self.job_generator.cycle(st, db, &mut self.ddm, ctx);
                 self.every(ctx, JOB_GENERATION, a.job_generation_s);
+                Agent::JobGenerator
             }
             HARVESTER => {
                 self.harvester_cycle(ctx);
                 self.every(ctx, HARVESTER, self.st.cfg.harvester.lookup_time);
+                Agent::Harvester
             }
             COPY_ARCHIVE => {
                 self.copy_archive.cycle(st, db, ctx);
                 self.every(ctx, COPY_ARCHIVE, a.copy_archive_s);
+                Agent::CopyArchive
             }
-            _ => {}
-        }
+            _ => return,
+        };
+        self.times.stop(agent, t0);
     }
 
     fn pilot_news(&mut self, ctx: &mut dyn Ctx, p: PilotId, news: PilotNews) {
+        let t0 = self.times.start();
         self.harvester.pilot_news(&mut self.db, ctx, p, news);
+        self.times.stop(Agent::Harvester, t0);
     }
 
     fn pilot_asks(&mut self, ctx: &mut dyn Ctx, p: PilotId) -> Answer {
-        self.dispatcher.dispatch(&self.st, &mut self.db, ctx, p)
+        let t0 = self.times.start();
+        let answer = self.dispatcher.dispatch(&self.st, &mut self.db, ctx, p);
+        self.times.stop(Agent::Dispatcher, t0);
+        answer
     }
 
     /// The pilot's final `updateJob`: the job is `holding` until the Adder's next cycle.
     fn job_ended(&mut self, ctx: &mut dyn Ctx, _p: PilotId, j: JobId) {
+        let t0 = self.times.start();
         let period = self.st.cfg.agents.adder_s.duration();
         if let Some(at) = self.adder.update_job(&mut self.db, ctx.now(), period, j) {
             ctx.set_timer(at, Timer { kind: ADDER, id: 0 });
         }
+        self.times.stop(Agent::Adder, t0);
     }
 
     /// `activated` jobs of the queue (of every queue for `None`).
@@ -344,7 +369,9 @@ impl Wms for PandaWms {
     }
 
     fn transfer_done(&mut self, ctx: &mut dyn Ctx, t: TransferId) {
+        let t0 = self.times.start();
         self.ddm.transfer_arrived(&self.st, &mut self.db, ctx, t);
+        self.times.stop(Agent::Transfers, t0);
     }
 
     fn job_columns(&self, jobs: &[Job]) -> Vec<ExtraColumn> {
