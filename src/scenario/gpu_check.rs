@@ -130,14 +130,31 @@ fn dirac_factory_ces(s: &Scenario) -> Vec<bool> {
     fed
 }
 
-/// The CEs DIRAC's pilots reach (its director's submit pools for the stream, and the CEs its
-/// pilot factories feed) where the Matcher would give a pilot the jobs of GPU stream `i`, CPU
-/// time apart ([`StreamMatcher::takes`]), but whose pilots hold fewer GPUs than its jobs use.
+/// The submit pools of stream `w`'s task queues: its own, or the director's default ones.
+fn stream_pools<'a>(d: &'a DiracConfig, w: &'a crate::workload::config::JobStream) -> &'a [String] {
+    if w.submit_pools.is_empty() { &d.director.default_submit_pools } else { &w.submit_pools }
+}
+
+/// Whether the director may submit generic pilots for stream `w`'s task queues (seed 000:
+/// a pilot is private when `privatePilotFraction < random()` or the TQ's pilot type is
+/// `private`, and never with `ForceGeneric`). A generic pilot takes any owner's jobs.
+fn gets_generic_pilots(d: &DiracConfig, w: &crate::workload::config::JobStream) -> bool {
+    w.force_generic
+        || (d.director.private_pilot_fraction > 0.0 && !w.pilot_types.iter().any(|t| t.eq_ignore_ascii_case("private")))
+}
+
+/// The CEs DIRAC's pilots that may take the jobs of GPU stream `i` reach (the director's submit
+/// pools of the stream, the pools of every stream whose task queues get generic pilots, and the
+/// CEs its pilot factories feed) where the Matcher would give such a pilot those jobs, CPU time
+/// apart ([`StreamMatcher::takes`]), but whose pilots hold fewer GPUs than its jobs use.
 fn dirac_stream_problem(s: &Scenario, d: &DiracConfig, m: &StreamMatcher, i: usize, fed: &[bool]) -> Option<String> {
     let w = &s.workload[i];
-    let pools = if w.submit_pools.is_empty() { &d.director.default_submit_pools } else { &w.submit_pools };
+    let mut pools: Vec<&String> = stream_pools(d, w).iter().collect();
+    for other in s.workload.iter().filter(|o| gets_generic_pilots(d, o)) {
+        pools.extend(stream_pools(d, other));
+    }
     let pooled = |ce: &Ce| {
-        let mut named = d.director.submit_pools.iter().filter(|p| pools.contains(&p.name));
+        let mut named = d.director.submit_pools.iter().filter(|p| pools.contains(&&p.name));
         named.any(|p| p.ces.is_empty() || p.ces.contains(&ce.name))
     };
     let ces = s.sites.iter().flat_map(|site| &site.ces);
@@ -197,25 +214,52 @@ mod tests {
         assert_eq!(problems(&s), Vec::new());
     }
 
+    /// The quickstart with a GPU CE (site 0's first, tagged `GPU`, one GPU per pilot), a CPU CE
+    /// tagged `GPU` too (site 1's first) and stream 0 a one-GPU stream tagged `GPU`: the names
+    /// of the two CEs.
+    fn gpu_stream_and_tagged_cpu_ce(s: &mut Scenario) -> (String, String) {
+        let (gpu, cpu) = (s.sites[0].ces[0].name.clone(), s.sites[1].ces[0].name.clone());
+        let ce = &mut s.sites[0].ces[0];
+        (ce.tags, ce.gpus, ce.number_of_gpus) = (vec!["GPU".into()], vec![gpu_node()], 1);
+        s.sites[1].ces[0].tags = vec!["GPU".into()];
+        s.workload[0].tags = vec!["GPU".into()];
+        s.workload[0].number_of_gpus = 1;
+        (gpu, cpu)
+    }
+
     /// Only the CEs DIRAC's pilots reach count: a CPU CE tagged `GPU` outside every submit pool
     /// of the stream (another VO's) does not make a DIRAC GPU stream invalid.
     #[test]
     fn a_gpu_tagged_ce_dirac_never_reaches_is_not_held_against_a_stream() {
         let mut s = quick();
-        let (gpu, cpu) = (s.sites[0].ces[0].name.clone(), s.sites[1].ces[0].name.clone());
-        {
-            let ce = &mut s.sites[0].ces[0];
-            (ce.tags, ce.gpus, ce.number_of_gpus) = (vec!["GPU".into()], vec![gpu_node()], 1);
-        }
-        s.sites[1].ces[0].tags = vec!["GPU".into()];
-        s.workload[0].tags = vec!["GPU".into()];
-        s.workload[0].number_of_gpus = 1;
+        let (gpu, cpu) = gpu_stream_and_tagged_cpu_ce(&mut s);
         let p = problems(&s);
         assert!(p.iter().any(|p| p.message.contains(&format!("CE {cpu:?}"))), "{p:?}");
         let d = s.dirac.as_mut().unwrap();
         d.director.submit_pools = vec![crate::dirac::director::SubmitPool { name: "GPUs".into(), ces: vec![gpu] }];
         d.director.default_submit_pools = vec!["GPUs".into()];
         assert_eq!(problems(&s), Vec::new());
+    }
+
+    /// A generic pilot takes any stream's jobs: a CPU CE tagged `GPU` in the pool of another
+    /// stream whose task queues get generic pilots is held against the GPU stream, and is not
+    /// once that stream's pilots are all private.
+    #[test]
+    fn a_generic_pilot_of_another_stream_counts_where_it_reaches() {
+        let mut s = quick();
+        let (gpu, cpu) = gpu_stream_and_tagged_cpu_ce(&mut s);
+        s.workload[0].submit_pools = vec!["GPUs".into()];
+        let d = s.dirac.as_mut().unwrap();
+        d.director.submit_pools = vec![
+            crate::dirac::director::SubmitPool { name: "GPUs".into(), ces: vec![gpu] },
+            crate::dirac::director::SubmitPool { name: "CPUs".into(), ces: vec![cpu.clone()] },
+        ];
+        d.director.default_submit_pools = vec!["CPUs".into()];
+        d.director.private_pilot_fraction = 0.5;
+        let p = problems(&s);
+        assert!(p.iter().any(|p| p.message.contains(&format!("CE {cpu:?}"))), "{p:?}");
+        s.dirac.as_mut().unwrap().director.private_pilot_fraction = 0.0;
+        assert_eq!(problems(&s), Vec::new(), "private pilots of the other streams take none of its jobs");
     }
 
     /// PanDA's GPU queues: a CPU CE among a GPU queue's CEs, and a queue that takes GPU tasks
