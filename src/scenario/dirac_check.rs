@@ -193,8 +193,9 @@ fn check_stream(
 
 /// True if the Matcher would give a job of stream `i` to a fresh pilot at some CE, with the CPU
 /// time its JobAgent has left there: the Matcher's own comparison with the TQ's CPU time (its
-/// segment, in whole seconds as the TaskQueueDB keeps it), so validation refuses exactly the
-/// streams a run would never match.
+/// segment, in whole seconds as the TaskQueueDB keeps it). Validation refuses the streams no CE
+/// of the grid could ever match; a stream whose only matching CEs no pilot reaches (outside
+/// every submit pool it gets pilots from) is not caught here.
 fn stream_can_run_somewhere(s: &Scenario, d: &DiracConfig, matching: &StreamMatcher, i: usize) -> bool {
     let ja = &d.job_agent;
     let ces = s.sites.iter().flat_map(|site| &site.ces);
