@@ -10,14 +10,15 @@
 //!   SitePicker.get_one_site_candidate per 25 jobs → each job `defined` at its PQ:
 //!     input at the PQ's site → `activated`; else `assigned`, one transfer per input file over
 //!     the network, `activated` when the last file arrived
-//! Harvester (every harvester.lookupTime): crate::panda::harvester::define_num_workers per PQ → pilots
-//!   on the PQ's CEs through the grid's batch state machine; push mode (mapType OneToOne) makes
-//!   one pilot per activated job it takes (`sent`/`starting`), none without a job
+//! Harvester (every harvester.lookupTime): crate::panda::harvester::define_num_workers per PQ
+//!   → pilots on the PQ's CEs through the grid's batch state machine; push mode (mapType
+//!   OneToOne) makes one pilot per activated job it takes (`sent`/`starting`), none without a job
 //! a running pilot asks its PQ: gshare dispatch order (sorted leaves, 10 % by age), then
 //!   priority, then PandaID → `sent`/`starting`/`running` (the payload starts at once); a push
 //!   pilot runs the job it was made for (`running`) and exits
-//! payload ends: success → `transferring` (output to the nucleus over the network) → `finished`;
-//!   failure → `failed`, and JEDI regenerates the chunk while attempts remain (maxAttempt)
+//! payload ends: `holding` until the Adder's next cycle (every agents.adder_s), then success →
+//!   `transferring` (output to the nucleus over the network) → `finished`; failure → `failed`,
+//!   and JEDI regenerates the chunk while attempts remain (maxAttempt)
 //! copyArchive (every agents.copy_archive_s): panda::timeouts rules on every queued job;
 //!   reassigned jobs are `closed` and their chunk regenerated (attempt + 1)
 //! replayed record (panda.replay) ──► `defined` on its recorded PQ at its creation time, no
