@@ -104,6 +104,20 @@ pub fn pilot_cap(s: &DirectorSettings, jobs: u32, waiting_pilots: u32) -> i64 {
         - i64::from(waiting_pilots)
 }
 
+/// Whether a pilot for a TQ is private, given the cycle's draw `u` in [0, 1). Seed 000,
+/// literally: `privateIfGenericTQ = privatePilotFraction < random.random()`, i.e. a private
+/// pilot with probability 1 − PrivatePilotFraction; always for a TQ of pilot type `private`
+/// (`private_tq`); never with `ForceGeneric`.
+pub fn is_private(s: &DirectorSettings, u: f64, private_tq: bool, force_generic: bool) -> bool {
+    (s.private_pilot_fraction < u || private_tq) && !force_generic
+}
+
+/// Whether some draw makes a TQ's pilots generic ([`is_private`] false for some `u` in
+/// [0, 1)): a generic pilot takes any owner's jobs, which validation must know.
+pub fn may_submit_generic(s: &DirectorSettings, private_tq: bool, force_generic: bool) -> bool {
+    force_generic || (!private_tq && s.private_pilot_fraction > 0.0)
+}
+
 /// One director cycle over `tqs` (all task queues, in id order).
 ///
 /// `waiting_pilots(tq)` counts the TQ's pilots in Submitted/Waiting submitted within
@@ -134,11 +148,8 @@ pub fn plan_cycle<R: Rng + ?Sized>(
             continue;
         }
         dist::shuffle(rng, &mut pools);
-        // Seed 000, literally: privateIfGenericTQ = privatePilotFraction < random.random(),
-        // i.e. a private pilot with probability 1 − PrivatePilotFraction.
-        let private_if_generic_tq = s.private_pilot_fraction < dist::uniform01(rng);
-        let private_tq = tq.def.pilot_types.contains(&private_type);
-        let private = (private_if_generic_tq || private_tq) && !tq.def.force_generic;
+        let u = dist::uniform01(rng);
+        let private = is_private(s, u, tq.def.pilot_types.contains(&private_type), tq.def.force_generic);
         let pilots = if private { n } else { n / i64::from(s.max_jobs_in_fill_mode.max(1)) };
         if pilots > 0 {
             out.push(Submission { tq: tq.id, pilots: pilots as u32, private, pool: pools[0] });
@@ -216,6 +227,20 @@ mod tests {
         // All waiting pilots cover the cap: nothing is submitted.
         let plan = plan_cycle(&DirectorSettings::default(), &t, |_| 16, &[5], 99, 300_000.0, &mut rng);
         assert!(plan.is_empty());
+    }
+
+    #[test]
+    fn generic_pilots_are_possible_exactly_when_some_draw_gives_one() {
+        let draws: Vec<f64> = (0..1000).map(|k| f64::from(k) / 1000.0).collect();
+        for frac in [0.0, 0.3, 1.0] {
+            let s = DirectorSettings { private_pilot_fraction: frac, ..Default::default() };
+            for (private_tq, force) in [(false, false), (true, false), (false, true), (true, true)] {
+                // u = 0 is the one draw where fraction 0 would give a generic pilot; random()
+                // returns it with probability 2⁻⁵³, so the draws from the first step count.
+                let any = draws[1..].iter().any(|&u| !is_private(&s, u, private_tq, force));
+                assert_eq!(may_submit_generic(&s, private_tq, force), any, "{frac} {private_tq} {force}");
+            }
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@
 use super::Scenario;
 use super::dirac_check::StreamMatcher;
 use super::validate::Problem;
+use crate::dirac::director;
 use crate::grid::config::{Ce, Site};
 use crate::scenario::dirac::DiracConfig;
 use crate::scenario::panda::PandaQueue;
@@ -135,12 +136,12 @@ fn stream_pools<'a>(d: &'a DiracConfig, w: &'a crate::workload::config::JobStrea
     if w.submit_pools.is_empty() { &d.director.default_submit_pools } else { &w.submit_pools }
 }
 
-/// Whether the director may submit generic pilots for stream `w`'s task queues (seed 000:
-/// a pilot is private when `privatePilotFraction < random()` or the TQ's pilot type is
-/// `private`, and never with `ForceGeneric`). A generic pilot takes any owner's jobs.
+/// Whether the director may submit generic pilots for stream `w`'s task queues
+/// ([`director::may_submit_generic`]; pilot types are compared lower-cased, as the TQ
+/// definition interns them).
 fn gets_generic_pilots(d: &DiracConfig, w: &crate::workload::config::JobStream) -> bool {
-    w.force_generic
-        || (d.director.private_pilot_fraction > 0.0 && !w.pilot_types.iter().any(|t| t.eq_ignore_ascii_case("private")))
+    let private_tq = w.pilot_types.iter().any(|t| t.to_lowercase() == "private");
+    director::may_submit_generic(&d.director, private_tq, w.force_generic)
 }
 
 /// The CEs DIRAC's pilots that may take the jobs of GPU stream `i` reach (the director's submit

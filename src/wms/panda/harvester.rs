@@ -163,11 +163,7 @@ impl Harvester {
         let Some(q) = db.workers.queue_of(p) else { return };
         let c = self.pilot_ce[p as usize] as usize;
         let started = ctx.grid().pilot(p).started().is_some();
-        let x = &mut self.ce_workers[usize::from(q)][c];
-        match news {
-            PilotNews::Started => x.started(),
-            PilotNews::Ended(_) => x.ended(started),
-        }
+        self.ce_workers[usize::from(q)][c].hear(news, started);
         db.workers.news(q, news, started);
         if let PilotNews::Ended(_) = news
             && let Some(i) = db.workers.unbind(p)

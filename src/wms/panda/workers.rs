@@ -19,18 +19,16 @@ pub struct Workers {
 }
 
 impl Workers {
-    /// A worker started (queued → running).
-    pub fn started(&mut self) {
-        self.queued -= 1;
-        self.running += 1;
-    }
-
-    /// A worker ended, from running if it had `started`, else from queued.
-    pub fn ended(&mut self, started: bool) {
-        if started {
-            self.running -= 1;
-        } else {
-            self.queued -= 1;
+    /// A worker's news: started (queued → running), or ended (from running if it had
+    /// `started`, else from queued).
+    pub fn hear(&mut self, news: PilotNews, started: bool) {
+        match news {
+            PilotNews::Started => {
+                self.queued -= 1;
+                self.running += 1;
+            }
+            PilotNews::Ended(_) if started => self.running -= 1,
+            PilotNews::Ended(_) => self.queued -= 1,
         }
     }
 }
@@ -78,14 +76,9 @@ impl WorkerTable {
         self.per_queue[usize::from(q)].queued += 1;
     }
 
-    /// A worker of PQ `q` started, or ended (from running if it had `started`, else from
-    /// queued).
+    /// A worker of PQ `q` started or ended ([`Workers::hear`]).
     pub fn news(&mut self, q: u16, news: PilotNews, started: bool) {
-        let x = &mut self.per_queue[usize::from(q)];
-        match news {
-            PilotNews::Started => x.started(),
-            PilotNews::Ended(_) => x.ended(started),
-        }
+        self.per_queue[usize::from(q)].hear(news, started);
     }
 
     /// The workers of PQ `q`.

@@ -29,7 +29,6 @@
 use rand::Rng;
 
 use super::ce_choice::{CeWorkerStats, ce_weighting, choose_ce};
-use super::dynamic::Dynamic;
 use crate::panda::harvester::config::WorkerCounts;
 use crate::panda::harvester::{
     ANY, AdjusterError, AdjusterVariant, CricQueue, DEFAULT_PILOT_TYPE, HarvesterQueueConfig, JobStats, PilotRow,
@@ -300,16 +299,24 @@ impl HarvesterView {
         Self { types, settings: p.harvester.clone(), variant: p.rules().harvester, queues }
     }
 
-    /// The `QueueState` of PQ `q` now (module doc); `None` for an unknown index.
-    pub fn queue_state(&self, q: usize, d: &Dynamic<'_>, h: &HarvesterDynamic<'_>) -> Option<QueueState> {
+    /// The `QueueState` of PQ `q` read from a snapshot (the tests' entry; the WMS gives
+    /// [`Self::state_of`] its counts).
+    #[cfg(test)]
+    pub fn queue_state(
+        &self,
+        q: usize,
+        d: &super::dynamic::Dynamic<'_>,
+        h: &HarvesterDynamic<'_>,
+    ) -> Option<QueueState> {
         let queued = d.workers_queued.get(q).copied().unwrap_or_default();
         let running = d.workers_running.get(q).copied().unwrap_or_default();
         let activated = d.queue_jobs.get(q).map_or(0, |c| c.activated);
         self.state_of(q, activated, queued, running, h)
     }
 
-    /// The `QueueState` of PQ `q` with `activated` jobs and these workers (all that
-    /// [`Self::queue_state`] reads of the snapshot); `None` for an unknown index.
+    /// The `QueueState` of PQ `q` with `activated` jobs and these workers running and queued
+    /// (all it reads of the run: `activated` of `job_statistics_new.json`, the worker stats);
+    /// `None` for an unknown index.
     pub fn state_of(
         &self,
         q: usize,
