@@ -113,7 +113,7 @@ pub use rebrokerage::{
     ShareQueueStats, StatsRow, aggregate_share_stats, analysis_rebrokerage, fast_rebro_check, fast_rebro_eligible,
     fast_rebrokerage,
 };
-pub use rules::{RULES, Stage, check, check_resolved, check_stage, explain, inactive_site_probe};
+pub use rules::{RULES, Stage, check, check_resolved, check_stage, check_until, explain, inactive_site_probe};
 pub use tasks::{
     FinisherVerdict, PendingPass, TaskPending, TaskPendingVerdict, check_task_pending, check_transferring,
 };

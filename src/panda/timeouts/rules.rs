@@ -354,6 +354,59 @@ pub fn check_stage(
     })
 }
 
+/// [`check_resolved`] for a daemon that checks the same jobs cycle after cycle: the first rule
+/// that fires (`Ok`), or else (`Err`) the latest time through which no rule can fire on this job,
+/// so the daemon may skip it until then.
+///
+/// The bound holds while the job's columns stay as they are, the queue's `status`,
+/// `disable_reassign`, `heartbeat` and `has_stale_high_prio_job` stay as they are, and its
+/// `last_start` only moves forward (a pilot that starts later starts at or after `now`). Every
+/// rule compares a fixed time of the job with `now` ([`RuleVerdict::NotYet::fires_after`]),
+/// except the inactive-site rule, whose site test reads `last_start`: while it skips a site
+/// that is active, the bound is when the site goes inactive if no pilot starts meanwhile
+/// (`last_start + 2 h`, or `now + 2 h` when no pilot has started). Skips for a reason of the
+/// job or the queue's fixed columns, and rules that do not select the job, never end.
+///
+/// `heartbeat_fresh`: the job's pilot heartbeats at every cycle (its `modificationTime` is
+/// always `now`; `job.modification_time` is ignored). Once the job has been in its status for a
+/// while (`stateChangeTime < now`), the rules see a modification time no deadline reaches,
+/// which gives the same verdict at every later `now` as `modificationTime = now`: `now > now +
+/// T` is false, `min(now, stateChangeTime)` is `stateChangeTime`, "`modificationTime` or
+/// `endTime` older than `T`" is the `endTime` test, and `stateChangeTime ≠ modificationTime`
+/// holds both ways. A rule that reads `modificationTime` alone therefore never fires on such a
+/// job. In the instant the status changes, that last test differs, so the answer is then
+/// exact for `now` only (`Err(now)`).
+pub fn check_until(
+    th: &Thresholds,
+    job: &JobTimes,
+    queue: &QueueTimes,
+    now: SimTime,
+    heartbeat_fresh: bool,
+) -> Result<TimeoutAction, SimTime> {
+    const NEVER: SimTime = SimTime::from_millis(u64::MAX);
+    if seed_disabled(th, queue).is_some() {
+        return Err(NEVER);
+    }
+    let (modification_time, mut until) = match heartbeat_fresh {
+        false => (job.modification_time, NEVER),
+        true if job.state_change_time < now => (NEVER, NEVER),
+        true => (now, now),
+    };
+    let job = &JobTimes { modification_time, ..*job };
+    for &rule in &RULES {
+        let bound = match evaluate(rule, th, job, queue, now) {
+            RuleVerdict::Fires(action) => return Ok(action),
+            RuleVerdict::NotYet { fires_after } => fires_after,
+            RuleVerdict::Skipped(SkipReason::SiteActive { last_start, .. }) => {
+                last_start.unwrap_or(now) + INACTIVE_SITE
+            }
+            RuleVerdict::Skipped(_) | RuleVerdict::NotApplicable => NEVER,
+        };
+        until = until.min(bound);
+    }
+    Err(until)
+}
+
 /// Every rule's verdict on `job`, in code order (rules after the first that fires would not see
 /// the job in PanDA; they are shown to answer "what else would apply").
 pub fn explain(

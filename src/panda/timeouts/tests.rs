@@ -8,6 +8,7 @@ use proptest::prelude::*;
 
 mod heartbeat;
 mod other;
+mod quiet;
 mod reassign;
 mod rebro;
 

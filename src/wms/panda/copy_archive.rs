@@ -1,6 +1,10 @@
 //! copyArchive, PanDA's timeout daemon (reference §6, `pandaserver/daemons/scripts/copyArchive.py`):
 //! every cycle it applies `panda::timeouts`' rules to each job not yet final, then fast
-//! rebrokerage per (PQ, gshare).
+//! rebrokerage per (PQ, gshare). A job on which no rule can fire before some time
+//! (`timeouts::check_until`: every rule compares a fixed time of the job with `now`, the
+//! inactive-site rule also the PQ's `laststart`, which only moves forward) is skipped until then
+//! or until its status changes; the actions are those of checking every job at every cycle
+//! (debug builds check it at every skip).
 //!
 //! What an action does here:
 //! - a job reassigned (`killJob` code 51 with `toreassign`, or fast rebrokerage) or killed while
@@ -25,8 +29,11 @@ use crate::panda::timeouts::{
 use crate::panda::timeouts::{ShareQueueStats, fast_rebrokerage};
 use crate::wms::Ctx;
 
+use crate::engine::SimTime;
+
 use super::db::Db;
 use super::setup::Statics;
+use super::tables::PJob;
 
 /// What copyArchive did over a run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -48,6 +55,24 @@ pub struct CopyArchiveCounters {
 
 fn queued(s: PStatus) -> bool {
     matches!(s, PStatus::Defined | PStatus::Assigned | PStatus::Activated)
+}
+
+/// What the rules read of job `j` at `now`, and whether its pilot heartbeats (sent, starting,
+/// running: the pilot heartbeats every 30 min, so its row is fresh at every cycle).
+fn job_times(j: &PJob, now: SimTime) -> (JobTimes, bool) {
+    let fresh = matches!(j.status, PStatus::Sent | PStatus::Starting | PStatus::Running);
+    let times = JobTimes {
+        status: j.status,
+        label: j.label,
+        current_priority: j.priority,
+        creation_time: j.creation,
+        modification_time: if fresh { now } else { j.state_change },
+        state_change_time: j.state_change,
+        start_time: j.times.running,
+        end_time: j.times.transferring,
+        ..JobTimes::default()
+    };
+    (times, fresh)
 }
 
 /// copyArchive's own state: what it did.
@@ -85,21 +110,22 @@ impl CopyArchive {
         let live = std::mem::take(&mut db.tables.live);
         for &i in &live {
             let j = &db.tables.jobs[i as usize];
-            let running = matches!(j.status, PStatus::Sent | PStatus::Starting | PStatus::Running);
-            let times = JobTimes {
-                status: j.status,
-                label: j.label,
-                current_priority: j.priority,
-                creation_time: j.creation,
-                // A running job's pilot heartbeats every 30 min: its row is fresh.
-                modification_time: if running { now } else { j.state_change },
-                state_change_time: j.state_change,
-                start_time: j.times.running,
-                end_time: j.times.transferring,
-                ..JobTimes::default()
-            };
-            let Some(action) = timeouts::check_resolved(&th, &times, &queue_times[j.queue as usize], now) else {
+            let queue = &queue_times[j.queue as usize];
+            if now <= db.tables.quiet_until[i as usize] {
+                debug_assert_eq!(
+                    timeouts::check_resolved(&th, &job_times(j, now).0, queue, now),
+                    None,
+                    "job {i} skipped while a rule fires"
+                );
                 continue;
+            }
+            let (times, fresh) = job_times(j, now);
+            let action = match timeouts::check_until(&th, &times, queue, now, fresh) {
+                Ok(action) => action,
+                Err(until) => {
+                    db.tables.quiet_until[i as usize] = until;
+                    continue;
+                }
             };
             let status = j.status;
             *self.counters.by_rule.entry(action.rule.to_string()).or_default() += 1;

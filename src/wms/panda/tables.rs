@@ -165,6 +165,9 @@ pub struct Tables {
     pub leaf_queued: Vec<f64>,
     /// JEDI's jobs not yet final (copyArchive prunes it); replayed jobs are not in it.
     pub live: Vec<u32>,
+    /// Per job, copyArchive's memo: no timeout rule can fire on the job through this time while
+    /// its status stays (`panda::timeouts::check_until`); a status change resets it to zero.
+    pub quiet_until: Vec<SimTime>,
     /// `corepower` of each PQ (a job's HS06 is its cores × its PQ's).
     corepower: Vec<f64>,
     /// `maxAttempt` of each stream's tasks.
@@ -208,6 +211,7 @@ impl Tables {
             jobs: Vec::new(),
             by_job: Vec::new(),
             live: Vec::new(),
+            quiet_until: Vec::new(),
         }
     }
 
@@ -227,6 +231,7 @@ impl Tables {
         self.by_job[wi] = i;
         let status = job.status;
         self.jobs.push(job);
+        self.quiet_until.push(SimTime::ZERO);
         self.count(i, status, true);
         i
     }
@@ -270,6 +275,7 @@ impl Tables {
         let j = &mut self.jobs[i as usize];
         j.status = status;
         j.state_change = now;
+        self.quiet_until[i as usize] = SimTime::ZERO;
         let t = &mut j.times;
         match status {
             PStatus::Defined => t.defined = Some(now),
