@@ -260,7 +260,7 @@ pub enum SkipReason {
 impl fmt::Display for SkipReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use SkipReason::*;
-        let p = py_float;
+        let p = crate::panda::pyfmt::PyFloat;
         match self {
             TestInName => write!(f, "since 'test' is in its name criteria=-test"),
             Status(s) => write!(f, "due to status={} criteria=-status", s.as_str()),
@@ -362,7 +362,7 @@ impl fmt::Display for SkipReason {
                 f,
                 "due to short job walltime {} (site lower limit) greater than {} criteria=-longwalltime",
                 p(*site_limit),
-                job.map_or_else(|| "None".to_string(), p)
+                job.map_or_else(|| "None".to_string(), py_float)
             ),
             Connectivity { site, task } => write!(
                 f,
