@@ -31,7 +31,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::config::{HarvesterQueueConfig, RunMode, SubmitterSettings, WorkerLimits, WorkerStatsMap, worker_limits};
+use super::config::{
+    HarvesterQueueConfig, RunMode, Sanitized, SubmitterSettings, WorkerLimits, WorkerStatsMap, sanitized_worker_limits,
+};
 pub use super::outcome::{
     AdjusterError, LimitReason, RowDecision, RowOutcome, SiteDecision, SkipReason, Step, UcoreAggregation,
 };
@@ -195,8 +197,18 @@ pub fn define_num_workers(
     state: &QueueState,
     variant: AdjusterVariant,
 ) -> Result<SiteDecision, AdjusterError> {
-    let cfg = config.map(HarvesterQueueConfig::sanitized);
-    let prioritized: Vec<&str> = match &cfg {
+    define_num_workers_sanitized(settings, config.map(Sanitized::new).as_ref(), types, state, variant)
+}
+
+/// [`define_num_workers`] with the PQ's config already sanitized.
+pub fn define_num_workers_sanitized(
+    settings: &SubmitterSettings,
+    cfg: Option<&Sanitized>,
+    types: &[ResourceSpec],
+    state: &QueueState,
+    variant: AdjusterVariant,
+) -> Result<SiteDecision, AdjusterError> {
+    let prioritized: Vec<&str> = match cfg {
         Some(c) => c.prioritized_pilot_types(),
         None => super::DEFAULT_PRIORITIZED_PROD_SOURCE_LABELS
             .iter()
@@ -211,7 +223,7 @@ pub fn define_num_workers(
             pilots.push(PilotRow::new(DEFAULT_PILOT_TYPE, 0, 0));
         }
         let carried = if row.commanded > 0 {
-            let c = cfg.as_ref().ok_or(AdjusterError::MissingQueueConfigForCommand)?;
+            let c = cfg.ok_or(AdjusterError::MissingQueueConfigForCommand)?;
             let f = activate_worker_factor(settings, c, state, &row.resource_type);
             preallocate_pilot_types(&pilots, row.commanded, f, &prioritized)?
         } else {
@@ -221,7 +233,7 @@ pub fn define_num_workers(
             work.push(Work { rt: &row.resource_type, pilot, carried });
         }
     }
-    let limits = cfg.as_ref().map(|c| worker_limits(c, &state.worker_stats.running)).unwrap_or_default();
+    let limits = cfg.map(|c| sanitized_worker_limits(c, &state.worker_stats.running)).unwrap_or_default();
     let (cores_queue, memory_queue) =
         if cfg.is_some() { (sat(state.worker_stats.queue.core), sat(state.worker_stats.queue.mem)) } else { (0, 0) };
     let (mut nq_total, mut nr_total, mut nrun_total) = (0i64, 0i64, 0i64);
@@ -230,7 +242,7 @@ pub fn define_num_workers(
     for w in &work {
         let (value, outcome) = decide_row(
             settings,
-            cfg.as_ref(),
+            cfg.map(|c| &**c),
             types,
             state,
             &limits,
@@ -251,7 +263,7 @@ pub fn define_num_workers(
     let ucore = if state.ucore {
         let total: i64 =
             work.iter().zip(&values).filter(|(w, _)| w.rt != ANY).fold(0i64, |t, (_, v)| t.saturating_add(*v));
-        let per_cycle = cfg.as_ref().map_or(0, HarvesterQueueConfig::per_cycle);
+        let per_cycle = cfg.map_or(0, |c| c.per_cycle());
         let mut max_agg = (limits.n_queue_limit_worker.saturating_sub(nq_total))
             .max(0)
             .min(

@@ -271,6 +271,25 @@ impl HarvesterQueueConfig {
     }
 }
 
+/// A queue config after [`HarvesterQueueConfig::sanitized`], the only form the adjuster reads.
+/// The pass is idempotent, so a caller that decides for the same PQ every cycle keeps one of
+/// these instead of sanitizing (a clone of the config) at every decision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sanitized(HarvesterQueueConfig);
+
+impl Sanitized {
+    pub fn new(config: &HarvesterQueueConfig) -> Self {
+        Sanitized(config.sanitized())
+    }
+}
+
+impl std::ops::Deref for Sanitized {
+    type Target = HarvesterQueueConfig;
+    fn deref(&self) -> &HarvesterQueueConfig {
+        &self.0
+    }
+}
+
 /// `[submitter] activateWorkerFactor`: a number, or `auto` = 1 / (Harvester instances serving
 /// the PQ, from PanDA's `worker_statistics.json`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -401,7 +420,11 @@ fn by_ratio(running: u64, ratio: i64) -> i64 {
 /// `db_proxy.get_worker_limits` (L4841-4975) for a queue config (sanitised first) and the
 /// PQ's running workers: see the module doc for the rules.
 pub fn worker_limits(config: &HarvesterQueueConfig, running: &WorkerCounts) -> WorkerLimits {
-    let c = config.sanitized();
+    sanitized_worker_limits(&Sanitized::new(config), running)
+}
+
+/// [`worker_limits`] of a config already sanitized.
+pub fn sanitized_worker_limits(c: &Sanitized, running: &WorkerCounts) -> WorkerLimits {
     let max_workers = c.max_workers.unwrap_or(0);
     let min_workers = c.n_queue_limit_worker_min.unwrap_or(1);
     let mut limit = c.n_queue_limit_worker.unwrap_or(max_workers);

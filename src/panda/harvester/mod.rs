@@ -65,11 +65,12 @@ use serde::{Deserialize, Serialize};
 
 pub use adjuster::{
     AdjusterError, AdjusterVariant, JobStats, LimitReason, PilotRow, QueueState, RowDecision, RowOutcome, RtRow,
-    SiteDecision, SkipReason, Step, UcoreAggregation, define_num_workers, preallocate_pilot_types,
+    SiteDecision, SkipReason, Step, UcoreAggregation, define_num_workers, define_num_workers_sanitized,
+    preallocate_pilot_types,
 };
 pub use config::{
-    ActivateWorkerFactor, HarvesterQueueConfig, MapType, NCoreFactor, QueueSubmitterSection, RunMode,
-    SubmitterSettings, WorkerCounts, WorkerLimits, WorkerStatsMap, worker_limits,
+    ActivateWorkerFactor, HarvesterQueueConfig, MapType, NCoreFactor, QueueSubmitterSection, RunMode, Sanitized,
+    SubmitterSettings, WorkerCounts, WorkerLimits, WorkerStatsMap, sanitized_worker_limits, worker_limits,
 };
 pub use resource::{CricQueue, ResourceSpec, calculate_worker_requirements};
 pub use ups::{

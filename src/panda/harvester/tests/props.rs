@@ -194,3 +194,14 @@ proptest! {
         else { prop_assert!(new_workers.iter().any(|(_, n)| *n > 0)); }
     }
 }
+
+proptest! {
+    /// queue_config_mapper's sanity pass is idempotent, so a config sanitized once
+    /// ([`Sanitized`]) decides as one sanitized at every decision.
+    #[test]
+    fn sanitizing_twice_is_sanitizing_once(cfg in config()) {
+        let once = cfg.sanitized();
+        prop_assert_eq!(once.sanitized(), once.clone());
+        prop_assert_eq!(&*Sanitized::new(&cfg), &once);
+    }
+}

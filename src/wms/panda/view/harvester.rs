@@ -31,9 +31,9 @@ use rand::Rng;
 use super::ce_choice::{CeWorkerStats, ce_weighting, choose_ce};
 use crate::panda::harvester::config::WorkerCounts;
 use crate::panda::harvester::{
-    ANY, AdjusterError, AdjusterVariant, CricQueue, DEFAULT_PILOT_TYPE, HarvesterQueueConfig, JobStats, PilotRow,
-    PqStatus, QueueState, ResourceSpec, RtRow, RunMode, SiteDecision, SubmitterSettings, WorkerStatsMap,
-    calculate_worker_requirements, define_num_workers,
+    ANY, AdjusterError, AdjusterVariant, CricQueue, DEFAULT_PILOT_TYPE, JobStats, PilotRow, PqStatus, QueueState,
+    ResourceSpec, RtRow, RunMode, Sanitized, SiteDecision, SubmitterSettings, WorkerStatsMap,
+    calculate_worker_requirements, define_num_workers_sanitized,
 };
 use crate::scenario::Scenario;
 use crate::scenario::panda::{PandaQueue, QueueStatus};
@@ -172,8 +172,9 @@ pub fn queue_ces(s: &Scenario, q: &PandaQueue) -> Vec<usize> {
 /// What Harvester knows of one PQ for the whole run.
 #[derive(Debug, Clone)]
 pub struct HarvesterQueue {
-    /// The PQ's Harvester queue configuration (`panda.queues[q].harvester`).
-    pub config: HarvesterQueueConfig,
+    /// The PQ's Harvester queue configuration (`panda.queues[q].harvester`), sanitized once
+    /// (queue_config_mapper's pass) for every decision of the run.
+    pub config: Sanitized,
     /// CRIC `status` (`panda_queues.json`).
     pub status: PqStatus,
     /// CRIC `corecount`, `maxrss`, `capability == "ucore"`.
@@ -278,7 +279,7 @@ impl HarvesterView {
             .map(|q| {
                 let ucore = q.is_ucore();
                 HarvesterQueue {
-                    config: q.harvester.clone(),
+                    config: Sanitized::new(&q.harvester),
                     status: pq_status(q.status),
                     cric: CricQueue {
                         corecount: q.corecount.map(i64::from),
@@ -368,7 +369,7 @@ impl HarvesterView {
     /// `define_num_workers` for PQ `q` with the scenario's settings and variant.
     pub fn decide(&self, q: usize, state: &QueueState) -> Result<SiteDecision, AdjusterError> {
         let config = self.queues.get(q).map(|hq| &hq.config);
-        define_num_workers(&self.settings, config, &self.types, state, self.variant)
+        define_num_workers_sanitized(&self.settings, config, &self.types, state, self.variant)
     }
 
     /// The shape of a worker of row `resource_type` at PQ `q`: `(resourceType, cores, MB)`
