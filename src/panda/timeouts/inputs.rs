@@ -37,6 +37,29 @@ pub enum JobStatus {
 }
 
 impl JobStatus {
+    /// Every status, in declaration order (`ALL[s as usize] == s`).
+    pub const ALL: [JobStatus; 19] = [
+        JobStatus::Pending,
+        JobStatus::Defined,
+        JobStatus::Assigned,
+        JobStatus::Waiting,
+        JobStatus::Activated,
+        JobStatus::Throttled,
+        JobStatus::Sent,
+        JobStatus::Starting,
+        JobStatus::Running,
+        JobStatus::Stagein,
+        JobStatus::Stageout,
+        JobStatus::Holding,
+        JobStatus::Transferring,
+        JobStatus::Merging,
+        JobStatus::Finished,
+        JobStatus::Failed,
+        JobStatus::Cancelled,
+        JobStatus::Closed,
+        JobStatus::Other,
+    ];
+
     /// PanDA's spelling.
     pub const fn as_str(self) -> &'static str {
         match self {

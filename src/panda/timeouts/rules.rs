@@ -59,6 +59,47 @@ impl Stage {
     }
 }
 
+/// Whether `rule` can select a job in `status` at all: the status part of each rule's selection
+/// in [`Ctx::raw`]. A rule that cannot is [`RuleVerdict::NotApplicable`] whatever the job's
+/// other columns, so [`check_until`] does not ask it.
+pub(crate) const fn may_select(rule: TimeoutRule, status: JobStatus) -> bool {
+    use JobStatus as S;
+    use TimeoutRule::*;
+    match rule {
+        AnalHeartbeat | GeneralHeartbeat => status.is_heartbeat_status(),
+        AnalTransferringHeartbeat | TransferringHeartbeat => matches!(status, S::Transferring),
+        SentHeartbeat => matches!(status, S::Sent),
+        HoldingAnalysis | HoldingHighPriority | Holding => matches!(status, S::Holding),
+        DefinedTableExpired | LongInDefinedTable => status.in_defined_table(),
+        ActivatedExpired | LongActivated => matches!(status, S::Activated),
+        InactiveSite => matches!(status, S::Activated | S::Starting),
+        DefinedReassign | StalledDefined => matches!(status, S::Defined),
+        LongStarting => matches!(status, S::Starting),
+        AnalysisActiveExpired | RunningTooLong => status.in_active_table(),
+        PendingExpired => matches!(status, S::Pending),
+        WaitingExpired => matches!(status, S::Waiting),
+        ThrottledExpired => matches!(status, S::Throttled),
+        _ => false,
+    }
+}
+
+/// Per status (`status as usize`), bit `r` set when [`RULES`]`[r]` may select it.
+const RULES_BY_STATUS: [u32; JobStatus::ALL.len()] = {
+    let mut masks = [0u32; JobStatus::ALL.len()];
+    let mut s = 0;
+    while s < masks.len() {
+        let mut r = 0;
+        while r < RULES.len() {
+            if may_select(RULES[r], JobStatus::ALL[s]) {
+                masks[s] |= 1 << r;
+            }
+            r += 1;
+        }
+        s += 1;
+    }
+    masks
+};
+
 /// `sleepTime` of the Anal Watchers (60 min), Sent (30), Holding Anal/DDM and high prio (180).
 const ANAL_WATCHER_SLEEP: SimDuration = SimDuration::from_secs(60 * 60);
 const SENT_TIMEOUT: SimDuration = SimDuration::from_secs(30 * 60);
@@ -393,8 +434,14 @@ pub fn check_until(
         true => (now, now),
     };
     let job = &JobTimes { modification_time, ..*job };
-    for &rule in &RULES {
-        let bound = match evaluate(rule, th, job, queue, now) {
+    let ctx = Ctx { th, job, queue, now };
+    // The rules that may select the job's status, in code order (the seed's switch-off is
+    // checked above, so each verdict is the rule's own).
+    let mut rules = RULES_BY_STATUS[job.status as usize];
+    while rules != 0 {
+        let rule = RULES[rules.trailing_zeros() as usize];
+        rules &= rules - 1;
+        let bound = match ctx.raw(rule) {
             RuleVerdict::Fires(action) => return Ok(action),
             RuleVerdict::NotYet { fires_after } => fires_after,
             RuleVerdict::Skipped(SkipReason::SiteActive { last_start, .. }) => {

@@ -196,3 +196,27 @@ fn a_fresh_job_that_changed_status_now_is_checked_again_at_the_next_cycle() {
     let fired = check_resolved(&th, &JobTimes { modification_time: later, ..j }, &q, later).map(|a| a.rule);
     assert_eq!(fired, Some(TimeoutRule::HoldingAnalysis));
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// `check_until` asks only the rules that may select the job's status: every other rule
+    /// does not apply, and the rule that fires is `check_resolved`'s.
+    #[test]
+    fn only_the_rules_of_the_status_can_apply(p in any_params(), j in any_job(), q in any_queue(), now in any_time()) {
+        for (rule, verdict) in explain(&p, &j, &q, now) {
+            if !crate::panda::timeouts::rules::may_select(rule, j.status) {
+                prop_assert_eq!(verdict, RuleVerdict::NotApplicable, "{:?} on {:?}", rule, j.status);
+            }
+        }
+        let th = p.resolve();
+        prop_assert_eq!(check_until(&th, &j, &q, now, false).ok(), check_resolved(&th, &j, &q, now));
+    }
+}
+
+#[test]
+fn every_status_is_listed_at_its_index() {
+    for (i, s) in JobStatus::ALL.iter().enumerate() {
+        assert_eq!(*s as usize, i, "{s:?}");
+    }
+}
