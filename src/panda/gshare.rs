@@ -404,13 +404,13 @@ pub fn configured(map: &BTreeMap<String, u64>, key: &ThrottleKey) -> Option<(u64
         "None"
     };
     let wq = key.work_queue;
-    [
-        (format!("{wq}_{rt}"), ConfigLevel::ResourceType),
-        (format!("{wq}_{ms}*"), ConfigLevel::McoreScore),
-        (wq.to_string(), ConfigLevel::GlobalShare),
-    ]
-    .into_iter()
-    .find_map(|(k, level)| map.get(&k).copied().filter(|&v| v != 0).map(|v| (v, level)))
+    if map.is_empty() {
+        return None; // the usual case: nothing configured, no key to build
+    }
+    let value = |k: &str, level| map.get(k).copied().filter(|&v| v != 0).map(|v| (v, level));
+    value(&format!("{wq}_{rt}"), ConfigLevel::ResourceType)
+        .or_else(|| value(&format!("{wq}_{ms}*"), ConfigLevel::McoreScore))
+        .or_else(|| value(wq, ConfigLevel::GlobalShare))
 }
 
 /// Work queues evaluated at global-share level (`non_rt_wqs`): event service, whose MCORE tasks

@@ -24,7 +24,7 @@ use super::db::{Db, snapshot};
 use super::ddm::Ddm;
 use super::record::{DecisionKind, Placement};
 use super::setup::Statics;
-use super::tables::{PJob, StatusTimes, TaskStatus};
+use super::tables::{PJob, StatusTimes, Task, TaskStatus};
 use super::view::prod::{BrokerQueue, Chunk, JobQuery, ProdDynamic};
 
 /// `nSubChunks` of JobSplitter: jobs per site pick (JobSplitter L110-230).
@@ -44,8 +44,12 @@ fn throttle_input(c: &JobCounts) -> ThrottleInput {
 
 /// The JobGenerator's own state.
 pub struct JobGenerator {
-    /// Tasks generating or running jobs.
+    /// Tasks generating or running jobs, in the order they came (the TaskBroker sums their
+    /// work in this order).
     generating: Vec<u32>,
+    /// The same tasks in the order a cycle takes them: `currentPriority` descending, then
+    /// `jediTaskID` (a task's priority does not change).
+    by_priority: Vec<(std::cmp::Reverse<i64>, u32)>,
     /// Analysis brokerage, with its per-cycle snapshot.
     anal: AnalBrokerage,
     /// The job broker's queue buffer, refilled every brokerage.
@@ -58,6 +62,7 @@ impl JobGenerator {
     pub fn new(scenario: &Scenario, rngs: &RngStreams) -> Self {
         JobGenerator {
             generating: Vec::new(),
+            by_priority: Vec::new(),
             anal: AnalBrokerage::new(scenario, rngs),
             queue_buf: Vec::new(),
             rng_site_pick: rngs.stream("panda/job_broker/site_pick"),
@@ -71,8 +76,14 @@ impl JobGenerator {
 
     /// Tasks whose jobs are to be generated from now on (an analysis task that arrived, a
     /// production task brokered to a nucleus).
-    pub fn add_tasks(&mut self, ids: impl IntoIterator<Item = u32>) {
-        self.generating.extend(ids);
+    pub fn add_tasks(&mut self, tasks: &[Task], ids: impl IntoIterator<Item = u32>) {
+        for id in ids {
+            self.generating.push(id);
+            let key = (std::cmp::Reverse(tasks[id as usize].priority), id);
+            let at = self.by_priority.binary_search(&key).unwrap_or_else(|at| at);
+            debug_assert!(self.by_priority.get(at) != Some(&key), "task {id} added twice");
+            self.by_priority.insert(at, key);
+        }
     }
 
     /// One cycle.
@@ -81,10 +92,11 @@ impl JobGenerator {
         self.anal.new_cycle();
         let tasks = &db.tables.tasks;
         self.generating.retain(|&id| tasks[id as usize].status != TaskStatus::Done);
-        let mut order: Vec<u32> = self
-            .generating
+        self.by_priority.retain(|&(_, id)| tasks[id as usize].status != TaskStatus::Done);
+        let order: Vec<u32> = self
+            .by_priority
             .iter()
-            .copied()
+            .map(|&(_, id)| id)
             .filter(|&id| {
                 let t = &tasks[id as usize];
                 t.to_generate() > 0 && t.retry_at <= now
@@ -93,7 +105,6 @@ impl JobGenerator {
         if order.is_empty() {
             return;
         }
-        order.sort_by_key(|&id| (std::cmp::Reverse(tasks[id as usize].priority), id));
         // Budget per (leaf, multi-core): the throttle on the leaf's counts over every PQ.
         let n_leaves = st.leaves.len();
         let mut leaf_counts = vec![JobCounts::default(); n_leaves];

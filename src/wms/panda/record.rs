@@ -9,7 +9,7 @@
 //! strings, and a skip's message is formatted into a reused buffer, allocated only the first
 //! time it is seen.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::fmt::{self, Write};
 
 use crate::engine::SimTime;
@@ -62,12 +62,13 @@ impl Verdict {
 #[derive(Debug, Clone)]
 pub struct Strings {
     list: Vec<Box<str>>,
-    ids: HashMap<Box<str>, u32>,
+    /// FxHash: the texts are short and many, SipHash's resistance to chosen keys buys nothing.
+    ids: FxHashMap<Box<str>, u32>,
 }
 
 impl Default for Strings {
     fn default() -> Self {
-        let mut s = Self { list: Vec::new(), ids: HashMap::new() };
+        let mut s = Self { list: Vec::new(), ids: FxHashMap::default() };
         s.id("");
         s
     }
