@@ -278,6 +278,64 @@ pub fn panda_charts(run: &RunData) -> Result<Vec<(&'static str, Rendered)>> {
     Ok(out)
 }
 
+/// Every Parquet table of a run, encoded: (file name, bytes).
+fn encode_tables(run: &RunData) -> Result<Vec<(String, Vec<u8>)>> {
+    let meta = &run.meta;
+    let mut parquet: Vec<(String, Vec<u8>)> = Vec::new();
+    let encode = |name: &str, columns: Vec<tables::Column>| -> Result<(String, Vec<u8>)> {
+        let bytes = tables::parquet_bytes(&columns, meta).with_context(|| format!("encoding {name}"))?;
+        Ok((name.to_string(), bytes))
+    };
+    parquet.push(encode("timeseries.parquet", tables::timeseries(run))?);
+    // The largest table, built one row group at a time.
+    parquet.push(("jobs.parquet".into(), tables::jobs_parquet(run, meta).context("encoding jobs.parquet")?));
+    parquet.push(encode("pilots.parquet", tables::pilots(run))?);
+    if run.network.transfer_count() > 0 {
+        parquet.push(encode("transfers.parquet", tables::transfers(run))?);
+    }
+    if !run.recorder.gpu_samples.is_empty() {
+        parquet.push(encode("gpu_timeseries.parquet", crate::metrics::gpus::timeseries(run))?);
+    }
+    for t in &run.wms_tables {
+        parquet.push(encode(&format!("{}.parquet", t.name), tables::wms_table(t))?);
+    }
+    Ok(parquet)
+}
+
+/// Every chart of a run, rendered: (file stem, chart), in the order they are written. Each
+/// chart is rendered on its own (in parallel when threads are free); the order is fixed.
+fn render_charts(run: &RunData) -> Result<Vec<(&'static str, Rendered)>> {
+    type Charts = Result<Vec<(&'static str, Rendered)>>;
+    fn one<E>(stem: &'static str, r: std::result::Result<Rendered, E>) -> Charts
+    where
+        anyhow::Error: From<E>,
+    {
+        Ok(vec![(stem, r?)])
+    }
+    let renderers: [&(dyn Fn(&RunData) -> Charts + Sync); 7] = [
+        &|r| one("share_convergence", charts::share_convergence(&share_chart(r))),
+        &|r| one("pilots_over_time", charts::pilots_over_time(&pilots_chart(r))),
+        &|r| one("wait_times", charts::wait_time_distribution(&wait_chart(r))),
+        &|r| match user_wait_chart(r) {
+            Some(c) => one("user_wait_times", charts::wait_time_distribution(&c)),
+            None => Ok(vec![]),
+        },
+        &panda_charts,
+        &|r| Ok(factory_charts::factory_charts(r)?),
+        &|r| match gpu_charts::gpu_usage_input(r) {
+            Some(c) => one("gpu_usage", gpu_charts::gpu_usage(&c)),
+            None => Ok(vec![]),
+        },
+    ];
+    use rayon::prelude::*;
+    let rendered: Vec<Charts> = renderers.par_iter().map(|render| render(run)).collect();
+    let mut out = Vec::new();
+    for charts in rendered {
+        out.extend(charts?);
+    }
+    Ok(out)
+}
+
 /// Make a run directory ready for a new run, before anything else is written into it:
 /// remove its `summary.json` (whose presence says the outputs beside it are complete, so a
 /// run that fails half-way never leaves an old summary beside new tables), its `report.html`
@@ -305,46 +363,19 @@ pub fn write_run(dir: &Path, run: &mut RunData) -> Result<Summary> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let summary = summary::build(run);
     let json = serde_json::to_string_pretty(&summary)? + "\n";
-    // Each table is encoded as soon as its columns are built, so one table's columns at a time.
-    let meta = &run.meta;
-    let mut parquet: Vec<(String, Vec<u8>)> = Vec::new();
-    let encode = |name: &str, columns: Vec<tables::Column>| -> Result<(String, Vec<u8>)> {
-        let bytes = tables::parquet_bytes(&columns, meta).with_context(|| format!("encoding {name}"))?;
-        Ok((name.to_string(), bytes))
-    };
-    parquet.push(encode("timeseries.parquet", tables::timeseries(run))?);
-    // The largest table, built one row group at a time.
-    parquet.push(("jobs.parquet".into(), tables::jobs_parquet(run, meta).context("encoding jobs.parquet")?));
-    parquet.push(encode("pilots.parquet", tables::pilots(run))?);
-    if run.network.transfer_count() > 0 {
-        parquet.push(encode("transfers.parquet", tables::transfers(run))?);
-    }
-    if !run.recorder.gpu_samples.is_empty() {
-        parquet.push(encode("gpu_timeseries.parquet", crate::metrics::gpus::timeseries(run))?);
-    }
-    for t in &run.wms_tables {
-        parquet.push(encode(&format!("{}.parquet", t.name), tables::wms_table(t))?);
-    }
-    let share = charts::share_convergence(&share_chart(run))?;
-    let pilots = charts::pilots_over_time(&pilots_chart(run))?;
-    let waits = charts::wait_time_distribution(&wait_chart(run))?;
-    let user_waits = user_wait_chart(run).map(|c| charts::wait_time_distribution(&c)).transpose()?;
-    let panda = panda_charts(run)?;
-    let factory = factory_charts::factory_charts(run)?;
-    let gpus = gpu_charts::gpu_usage_input(run).map(|c| gpu_charts::gpu_usage(&c)).transpose()?;
+    // The tables and the charts are independent: encoded and rendered on two threads. Each
+    // table is encoded as soon as its columns are built, so one table's columns at a time.
+    let run: &RunData = run;
+    let (parquet, charts) = rayon::join(|| encode_tables(run), || render_charts(run));
+    let (parquet, charts) = (parquet?, charts?);
     // Everything is rendered: now write, summary last so its presence means a complete run.
     for (name, bytes) in &parquet {
         write::atomic(&dir.join(name), bytes).with_context(|| format!("writing {name}"))?;
     }
-    write_chart(dir, "share_convergence", share)?;
-    write_chart(dir, "pilots_over_time", pilots)?;
-    write_chart(dir, "wait_times", waits)?;
-    if let Some(chart) = user_waits {
-        write_chart(dir, "user_wait_times", chart)?;
-    }
-    for (stem, chart) in panda.into_iter().chain(factory).chain(gpus.map(|c| ("gpu_usage", c))) {
+    for (stem, chart) in charts {
         write_chart(dir, stem, chart)?;
     }
+    let meta = &run.meta;
     let provenance = crate::scenario::effective::Provenance {
         origin: &meta.origin,
         sha256: &meta.scenario_sha256,
