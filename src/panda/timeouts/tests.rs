@@ -86,27 +86,7 @@ fn py_float_formats_like_python() {
 }
 
 fn any_status() -> impl Strategy<Value = JobStatus> {
-    prop::sample::select(vec![
-        JobStatus::Pending,
-        JobStatus::Defined,
-        JobStatus::Assigned,
-        JobStatus::Waiting,
-        JobStatus::Activated,
-        JobStatus::Throttled,
-        JobStatus::Sent,
-        JobStatus::Starting,
-        JobStatus::Running,
-        JobStatus::Stagein,
-        JobStatus::Stageout,
-        JobStatus::Holding,
-        JobStatus::Transferring,
-        JobStatus::Merging,
-        JobStatus::Finished,
-        JobStatus::Failed,
-        JobStatus::Cancelled,
-        JobStatus::Closed,
-        JobStatus::Other,
-    ])
+    prop::sample::select(JobStatus::ALL.to_vec())
 }
 
 fn any_label() -> impl Strategy<Value = ProdSourceLabel> {

@@ -13,23 +13,11 @@ fn near() -> impl Strategy<Value = SimTime> {
     (0..SPAN).prop_map(|ms| SimTime::from_millis(B + ms))
 }
 
+/// The statuses a job not yet final can be in.
 fn statuses() -> impl Strategy<Value = JobStatus> {
-    prop::sample::select(vec![
-        JobStatus::Pending,
-        JobStatus::Defined,
-        JobStatus::Assigned,
-        JobStatus::Waiting,
-        JobStatus::Activated,
-        JobStatus::Throttled,
-        JobStatus::Sent,
-        JobStatus::Starting,
-        JobStatus::Running,
-        JobStatus::Stagein,
-        JobStatus::Stageout,
-        JobStatus::Holding,
-        JobStatus::Transferring,
-        JobStatus::Merging,
-    ])
+    use JobStatus::*;
+    let live = JobStatus::ALL.into_iter().filter(|s| !matches!(s, Finished | Failed | Cancelled | Closed | Other));
+    prop::sample::select(live.collect::<Vec<_>>())
 }
 
 prop_compose! {
