@@ -10,7 +10,8 @@ pub fn py_float(x: f64) -> String {
 }
 
 /// [`py_float`] as a `Display` value, for messages formatted many times: the positional form
-/// (every magnitude from 10⁻⁴ to 10¹⁶, and zero) is written without allocating.
+/// (every magnitude from 10⁻⁴ to 10¹⁶, and zero) is written without allocating. It ignores
+/// width, fill and precision: write it with `{}`.
 #[derive(Debug, Clone, Copy)]
 pub struct PyFloat(pub f64);
 

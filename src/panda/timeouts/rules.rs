@@ -79,7 +79,8 @@ pub(crate) const fn may_select(rule: TimeoutRule, status: JobStatus) -> bool {
         PendingExpired => matches!(status, S::Pending),
         WaitingExpired => matches!(status, S::Waiting),
         ThrottledExpired => matches!(status, S::Throttled),
-        _ => false,
+        // Not per-job rules of copyArchive (`check_transferring`, the rebrokerages).
+        TransferTimeout | FastRebrokerage | AnalysisRebrokerage => false,
     }
 }
 
@@ -404,9 +405,10 @@ pub fn check_stage(
 /// `last_start` only moves forward (a pilot that starts later starts at or after `now`). Every
 /// rule compares a fixed time of the job with `now` ([`RuleVerdict::NotYet::fires_after`]),
 /// except the inactive-site rule, whose site test reads `last_start`: while it skips a site
-/// that is active, the bound is when the site goes inactive if no pilot starts meanwhile
-/// (`last_start + 2 h`, or `now + 2 h` when no pilot has started). Skips for a reason of the
-/// job or the queue's fixed columns, and rules that do not select the job, never end.
+/// that is active, the bound is `last_start + 2 h`, when the site goes inactive if no pilot
+/// starts meanwhile, or, when no pilot has ever started there, `now + 2 h`, the earliest it
+/// could (a pilot starting now). Skips for a reason of the job or of the queue's fixed
+/// columns, and rules that do not select the job, never end.
 ///
 /// `heartbeat_fresh`: the job's pilot heartbeats at every cycle (its `modificationTime` is
 /// always `now`; `job.modification_time` is ignored). Once the job has been in its status for a

@@ -22,14 +22,13 @@
 
 use std::collections::BTreeMap;
 
+use crate::engine::SimTime;
 use crate::panda::timeouts::{
     self, JobStatus as PStatus, JobTimes, QueueStatus as TStatus, QueueTimes, TimeoutEffect,
     disable_reassign_from_catchall,
 };
 use crate::panda::timeouts::{ShareQueueStats, fast_rebrokerage};
 use crate::wms::Ctx;
-
-use crate::engine::SimTime;
 
 use super::db::Db;
 use super::setup::Statics;
@@ -97,6 +96,9 @@ impl CopyArchive {
                 disable_reassign: disable_reassign_from_catchall(Some(&pq.catchall)),
                 last_start: db.site.last_start[q],
                 heartbeat: Default::default(),
+                // Left false (the job itself selects its PQ when it is stale). The skips of
+                // `check_until` hold only while every field here but `last_start` stays as it
+                // is, so a per-cycle value would need the memo reset when it changes.
                 has_stale_high_prio_job: false,
             })
             .collect();
