@@ -298,6 +298,7 @@ pub(super) fn build(s: &Scenario) -> ProdView {
         job_params: p.job_broker_params(),
         task_params: p.task_brokerage_params().clone(),
         task_variant: rules.task_broker,
+        job_check_queues: Default::default(),
     }
 }
 

@@ -2,6 +2,8 @@
 //! to an index once, every per-(stream, PQ) verdict computed once (`ProdView::new`, built by
 //! `build`).
 
+use std::cell::RefCell;
+
 use crate::grid::config::StorageStatus;
 use crate::grid::network::LinkId;
 use crate::panda::job_broker::BrokerQueue;
@@ -207,6 +209,9 @@ pub struct ProdView {
     pub(super) job_params: JobBrokerParams,
     pub(super) task_params: TaskBrokerageParams,
     pub(super) task_variant: TaskBrokerVariant,
+    /// [`ProdView::job_check`]'s queue buffer, refilled in place by `fill_queues` at every task
+    /// brokerage instead of cloned from `template` (with its strings) each time.
+    pub(super) job_check_queues: RefCell<Vec<BrokerQueue>>,
 }
 
 impl ProdView {

@@ -209,9 +209,9 @@ impl ProdView {
     pub fn job_check(&self, stream: usize, current_priority: i64, d: &Dynamic, p: &ProdDynamic) -> Option<Vec<bool>> {
         let q = JobQuery { stream, nucleus: None, current_priority, chunk: Chunk::default() };
         let task = self.broker_task(&q, d)?;
-        let mut queues = Vec::new();
-        self.fill_queues(&q, d, p, &mut queues);
-        let ok = super::job::hint_survivors(&task, &queues, &self.job_params);
+        let queues = &mut *self.job_check_queues.borrow_mut();
+        self.fill_queues(&q, d, p, queues);
+        let ok = super::job::hint_survivors(&task, queues, &self.job_params);
         Some(self.nuclei.iter().map(|n| n.pqs.iter().any(|&pos| ok.get(pos).copied().unwrap_or(false))).collect())
     }
 
