@@ -12,6 +12,9 @@
 //! Resource types are ATLAS's by the jobs' cores (`SCORE` for 1 core, `MCORE` otherwise); the
 //! throttle's counts are those of the whole leaf (the model's leaves rarely mix both).
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use crate::engine::{RngStreams, SimDuration, SimRng, SimTime};
 use crate::panda::gshare::{ThrottleInput, ThrottleKey, ThrottleVerdict, throttle};
 use crate::panda::job_broker::{Candidate, JobCounts, SitePicker};
@@ -47,9 +50,13 @@ pub struct JobGenerator {
     /// Tasks generating or running jobs, in the order they came (the TaskBroker sums their
     /// work in this order).
     generating: Vec<u32>,
-    /// The same tasks in the order a cycle takes them: `currentPriority` descending, then
-    /// `jediTaskID` (a task's priority does not change).
-    by_priority: Vec<(std::cmp::Reverse<i64>, u32)>,
+    /// The same tasks by throttle group (gshare leaf × multi-core, index `2 × leaf + multi`),
+    /// each in the order a cycle takes them: `currentPriority` descending, then `jediTaskID`
+    /// (a task's priority does not change). A cycle merges the groups in that order and drops a
+    /// group once its budget is spent: its other tasks would be passed over one by one.
+    groups: Vec<Vec<TaskKey>>,
+    /// Cycles run (finished tasks leave `groups` every [`PRUNE_EVERY`] cycles).
+    cycles: u64,
     /// Analysis brokerage, with its per-cycle snapshot.
     anal: AnalBrokerage,
     /// The job broker's queue buffer, refilled every brokerage.
@@ -62,7 +69,8 @@ impl JobGenerator {
     pub fn new(scenario: &Scenario, rngs: &RngStreams) -> Self {
         JobGenerator {
             generating: Vec::new(),
-            by_priority: Vec::new(),
+            groups: Vec::new(),
+            cycles: 0,
             anal: AnalBrokerage::new(scenario, rngs),
             queue_buf: Vec::new(),
             rng_site_pick: rngs.stream("panda/job_broker/site_pick"),
@@ -76,13 +84,19 @@ impl JobGenerator {
 
     /// Tasks whose jobs are to be generated from now on (an analysis task that arrived, a
     /// production task brokered to a nucleus).
-    pub fn add_tasks(&mut self, tasks: &[Task], ids: impl IntoIterator<Item = u32>) {
+    pub fn add_tasks(&mut self, st: &Statics, tasks: &[Task], ids: impl IntoIterator<Item = u32>) {
         for id in ids {
             self.generating.push(id);
-            let key = (std::cmp::Reverse(tasks[id as usize].priority), id);
-            let at = self.by_priority.binary_search(&key).unwrap_or_else(|at| at);
-            debug_assert!(self.by_priority.get(at) != Some(&key), "task {id} added twice");
-            self.by_priority.insert(at, key);
+            let t = &tasks[id as usize];
+            let g = group_of(st, t);
+            if self.groups.len() <= g {
+                self.groups.resize(g + 1, Vec::new());
+            }
+            let group = &mut self.groups[g];
+            let key = (Reverse(t.priority), id);
+            let at = group.binary_search(&key).unwrap_or_else(|at| at);
+            debug_assert!(group.get(at) != Some(&key), "task {id} added twice");
+            group.insert(at, key);
         }
     }
 
@@ -92,17 +106,27 @@ impl JobGenerator {
         self.anal.new_cycle();
         let tasks = &db.tables.tasks;
         self.generating.retain(|&id| tasks[id as usize].status != TaskStatus::Done);
-        self.by_priority.retain(|&(_, id)| tasks[id as usize].status != TaskStatus::Done);
-        let order: Vec<u32> = self
-            .by_priority
-            .iter()
-            .map(|&(_, id)| id)
-            .filter(|&id| {
-                let t = &tasks[id as usize];
-                t.to_generate() > 0 && t.retry_at <= now
-            })
-            .collect();
-        if order.is_empty() {
+        self.cycles += 1;
+        if self.cycles % PRUNE_EVERY == 0 {
+            for group in &mut self.groups {
+                group.retain(|&(_, id)| tasks[id as usize].status != TaskStatus::Done);
+            }
+        }
+        // The tasks with jobs to generate now, in cycle order: a merge of the groups' heads.
+        // Nothing a cycle does changes another task's jobs to generate or its retry time, so
+        // each head is found when its group comes up.
+        let groups = std::mem::take(&mut self.groups);
+        let mut next = vec![0; groups.len()];
+        let mut heads = BinaryHeap::new();
+        for g in 0..groups.len() {
+            if let Some(key) = next_eligible(&groups[g], &mut next[g], tasks, now) {
+                heads.push(Reverse((key, g)));
+            }
+        }
+        #[cfg(debug_assertions)]
+        let (full_order, mut taken) = (cycle_order(&self.generating, tasks, now), Vec::new());
+        if heads.is_empty() {
+            self.groups = groups;
             return;
         }
         // Budget per (leaf, multi-core): the throttle on the leaf's counts over every PQ.
@@ -119,12 +143,15 @@ impl JobGenerator {
             }
         }
         let mut budget: Vec<[Option<i64>; 2]> = vec![[None, None]; n_leaves];
-        for id in order {
+        while let Some(Reverse(((_, id), g))) = heads.pop() {
+            #[cfg(debug_assertions)]
+            taken.push(id);
             let (k, leaf, multi) = {
                 let t = &db.tables.tasks[id as usize];
                 let shape = &st.shapes[usize::from(t.stream)];
                 (usize::from(t.stream), usize::from(shape.leaf), usize::from(shape.cores > 1))
             };
+            debug_assert_eq!(g, 2 * leaf + multi);
             let left = *budget[leaf][multi].get_or_insert_with(|| {
                 let l = &st.leaves[leaf];
                 let key =
@@ -136,7 +163,7 @@ impl JobGenerator {
                 }
             });
             if left <= 0 {
-                continue;
+                continue; // the group is spent: its other tasks are passed over
             }
             let want = i64::from(db.tables.tasks[id as usize].to_generate()).min(left) as u64;
             let analysis = st.shapes[k].analysis;
@@ -165,7 +192,27 @@ impl JobGenerator {
                 *b -= made as i64;
             }
             leaf_counts[leaf].defined += made;
+            if let Some(key) = next_eligible(&groups[g], &mut next[g], &db.tables.tasks, now) {
+                heads.push(Reverse((key, g)));
+            }
         }
+        // What the groups passed over is exactly what a spent budget would have skipped.
+        #[cfg(debug_assertions)]
+        {
+            let mut rest = taken.iter().peekable();
+            for id in full_order {
+                if rest.peek() == Some(&&id) {
+                    rest.next();
+                    continue;
+                }
+                let t = &db.tables.tasks[id as usize];
+                let shape = &st.shapes[usize::from(t.stream)];
+                let b = budget[usize::from(shape.leaf)][usize::from(shape.cores > 1)];
+                assert!(b.is_some_and(|b| b <= 0), "task {id} passed over with budget {b:?}");
+            }
+            assert!(rest.next().is_none(), "a task taken out of cycle order");
+        }
+        self.groups = groups;
     }
 
     /// Job brokerage of `want` jobs of production task `id`: the candidates to split over, or
@@ -246,6 +293,45 @@ impl JobGenerator {
         }
         made
     }
+}
+
+/// A task's place in the cycle order.
+type TaskKey = (Reverse<i64>, u32);
+
+/// Finished tasks leave the JobGenerator's groups every this many cycles (until then they are
+/// passed over: a finished task has no job to generate).
+const PRUNE_EVERY: u64 = 64;
+
+/// The throttle group of task `t`: `2 × gshare leaf + multi-core`.
+fn group_of(st: &Statics, t: &Task) -> usize {
+    let shape = &st.shapes[usize::from(t.stream)];
+    2 * usize::from(shape.leaf) + usize::from(shape.cores > 1)
+}
+
+/// The next task of `group` from position `*from` with jobs to generate at `now`; `*from`
+/// moves past it.
+fn next_eligible(group: &[TaskKey], from: &mut usize, tasks: &[Task], now: SimTime) -> Option<TaskKey> {
+    while let Some(&key) = group.get(*from) {
+        *from += 1;
+        let t = &tasks[key.1 as usize];
+        if t.to_generate() > 0 && t.retry_at <= now {
+            return Some(key);
+        }
+    }
+    None
+}
+
+/// The tasks of `generating` with jobs to generate at `now`, in cycle order (what the groups'
+/// merge must take, but for the spent groups' tasks).
+#[cfg(debug_assertions)]
+fn cycle_order(generating: &[u32], tasks: &[Task], now: SimTime) -> Vec<u32> {
+    let mut order: Vec<u32> = generating
+        .iter()
+        .copied()
+        .filter(|&id| tasks[id as usize].to_generate() > 0 && tasks[id as usize].retry_at <= now)
+        .collect();
+    order.sort_by_key(|&id| (Reverse(tasks[id as usize].priority), id));
+    order
 }
 
 /// One job of task `id` at PQ `q`: created `defined`, then staged in.

@@ -221,7 +221,7 @@ impl PandaWms {
         t.retry_at = ctx.now();
         if analysis {
             t.status = TaskStatus::Running;
-            self.job_generator.add_tasks(&self.db.tables.tasks, [id]);
+            self.job_generator.add_tasks(&self.st, &self.db.tables.tasks, [id]);
         } else {
             t.status = TaskStatus::Assigning;
             self.task_broker.task_arrived(id);
@@ -301,7 +301,7 @@ impl Wms for PandaWms {
             }
             TASK_BROKERAGE => {
                 let assigned = self.task_broker.cycle(st, db, self.job_generator.generating(), ctx);
-                self.job_generator.add_tasks(&db.tables.tasks, assigned);
+                self.job_generator.add_tasks(st, &db.tables.tasks, assigned);
                 self.every(ctx, TASK_BROKERAGE, a.task_brokerage_s);
                 Agent::TaskBroker
             }
