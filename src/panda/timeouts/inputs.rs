@@ -125,27 +125,7 @@ impl FromStr for JobStatus {
     type Err = std::convert::Infallible;
     /// PanDA's lower-case names; anything else is [`JobStatus::Other`].
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(match s {
-            "pending" => JobStatus::Pending,
-            "defined" => JobStatus::Defined,
-            "assigned" => JobStatus::Assigned,
-            "waiting" => JobStatus::Waiting,
-            "activated" => JobStatus::Activated,
-            "throttled" => JobStatus::Throttled,
-            "sent" => JobStatus::Sent,
-            "starting" => JobStatus::Starting,
-            "running" => JobStatus::Running,
-            "stagein" => JobStatus::Stagein,
-            "stageout" => JobStatus::Stageout,
-            "holding" => JobStatus::Holding,
-            "transferring" => JobStatus::Transferring,
-            "merging" => JobStatus::Merging,
-            "finished" => JobStatus::Finished,
-            "failed" => JobStatus::Failed,
-            "cancelled" => JobStatus::Cancelled,
-            "closed" => JobStatus::Closed,
-            _ => JobStatus::Other,
-        })
+        Ok(JobStatus::ALL.into_iter().find(|j| j.as_str() == s).unwrap_or(JobStatus::Other))
     }
 }
 

@@ -146,12 +146,8 @@ impl JobGenerator {
         while let Some(Reverse(((_, id), g))) = heads.pop() {
             #[cfg(debug_assertions)]
             taken.push(id);
-            let (k, leaf, multi) = {
-                let t = &db.tables.tasks[id as usize];
-                let shape = &st.shapes[usize::from(t.stream)];
-                (usize::from(t.stream), usize::from(shape.leaf), usize::from(shape.cores > 1))
-            };
-            debug_assert_eq!(g, 2 * leaf + multi);
+            let k = usize::from(db.tables.tasks[id as usize].stream);
+            let (leaf, multi) = (g / 2, g % 2);
             let left = *budget[leaf][multi].get_or_insert_with(|| {
                 let l = &st.leaves[leaf];
                 let key =
@@ -205,9 +201,8 @@ impl JobGenerator {
                     rest.next();
                     continue;
                 }
-                let t = &db.tables.tasks[id as usize];
-                let shape = &st.shapes[usize::from(t.stream)];
-                let b = budget[usize::from(shape.leaf)][usize::from(shape.cores > 1)];
+                let g = group_of(st, &db.tables.tasks[id as usize]);
+                let b = budget[g / 2][g % 2];
                 assert!(b.is_some_and(|b| b <= 0), "task {id} passed over with budget {b:?}");
             }
             assert!(rest.next().is_none(), "a task taken out of cycle order");
@@ -302,7 +297,8 @@ type TaskKey = (Reverse<i64>, u32);
 /// passed over: a finished task has no job to generate).
 const PRUNE_EVERY: u64 = 64;
 
-/// The throttle group of task `t`: `2 × gshare leaf + multi-core`.
+/// The throttle group of task `t`: `2 × gshare leaf + multi-core` (a cycle's budget is
+/// `budget[g / 2][g % 2]`).
 fn group_of(st: &Statics, t: &Task) -> usize {
     let shape = &st.shapes[usize::from(t.stream)];
     2 * usize::from(shape.leaf) + usize::from(shape.cores > 1)
@@ -313,8 +309,7 @@ fn group_of(st: &Statics, t: &Task) -> usize {
 fn next_eligible(group: &[TaskKey], from: &mut usize, tasks: &[Task], now: SimTime) -> Option<TaskKey> {
     while let Some(&key) = group.get(*from) {
         *from += 1;
-        let t = &tasks[key.1 as usize];
-        if t.to_generate() > 0 && t.retry_at <= now {
+        if tasks[key.1 as usize].ready(now) {
             return Some(key);
         }
     }
@@ -325,11 +320,7 @@ fn next_eligible(group: &[TaskKey], from: &mut usize, tasks: &[Task], now: SimTi
 /// merge must take, but for the spent groups' tasks).
 #[cfg(debug_assertions)]
 fn cycle_order(generating: &[u32], tasks: &[Task], now: SimTime) -> Vec<u32> {
-    let mut order: Vec<u32> = generating
-        .iter()
-        .copied()
-        .filter(|&id| tasks[id as usize].to_generate() > 0 && tasks[id as usize].retry_at <= now)
-        .collect();
+    let mut order: Vec<u32> = generating.iter().copied().filter(|&id| tasks[id as usize].ready(now)).collect();
     order.sort_by_key(|&id| (Reverse(tasks[id as usize].priority), id));
     order
 }

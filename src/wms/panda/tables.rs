@@ -76,6 +76,11 @@ impl Task {
     pub fn to_generate(&self) -> u32 {
         self.ungenerated + self.retries.len() as u32
     }
+
+    /// Has jobs to generate and no brokerage wait left at `now`: the JobGenerator takes it.
+    pub fn ready(&self, now: SimTime) -> bool {
+        self.to_generate() > 0 && self.retry_at <= now
+    }
 }
 
 /// Times of a PanDA job's statuses (PanDA's `creationTime`, `stateChangeTime`, and the
