@@ -38,7 +38,7 @@ pub use super::outcome::{
     AdjusterError, LimitReason, RowDecision, RowOutcome, SiteDecision, SkipReason, Step, UcoreAggregation,
 };
 use super::resource::{CricQueue, ResourceSpec, calculate_worker_requirements};
-use super::{ANY, DEFAULT_JOB_TYPE, DEFAULT_PILOT_TYPE, PqStatus, py_int, sat};
+use super::{ANY, DEFAULT_JOB_TYPE, DEFAULT_PILOT_TYPE, PqStatus, TypeName, py_int, sat};
 
 /// What a row whose limit check fires ends with (parent module doc, variant table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -55,7 +55,7 @@ pub enum AdjusterVariant {
 #[serde(default, deny_unknown_fields)]
 pub struct PilotRow {
     /// `PR`, `ALRB`, `RC`, `PT`, …
-    pub pilot_type: String,
+    pub pilot_type: TypeName,
     /// Workers submitted + pending + idle.
     pub n_queue: u64,
     /// Ready workers (+ running ones that refill jobs).
@@ -71,7 +71,7 @@ pub struct PilotRow {
 impl PilotRow {
     /// A row of pilot type `pilot_type` with `n_queue` queued and `n_running` running workers.
     pub fn new(pilot_type: &str, n_queue: u64, n_running: u64) -> Self {
-        Self { pilot_type: pilot_type.to_string(), n_queue, n_running, ..Self::default() }
+        Self { pilot_type: TypeName::Owned(pilot_type.to_string()), n_queue, n_running, ..Self::default() }
     }
 }
 
@@ -80,7 +80,7 @@ impl PilotRow {
 #[serde(default, deny_unknown_fields)]
 pub struct RtRow {
     /// `SCORE`, `MCORE`, … (`ANY` for a non-UCORE PQ's single row).
-    pub resource_type: String,
+    pub resource_type: TypeName,
     /// `nNewWorkers` of the `ANY` pilot type: PanDA's `SET_N_WORKERS` for this resource type
     /// (slave mode), split by [`preallocate_pilot_types`]; 0 = no command.
     pub commanded: u64,
@@ -150,7 +150,7 @@ pub fn preallocate_pilot_types(
     if total <= 0 {
         return Ok(out);
     }
-    let is_prio = |p: &PilotRow| prioritized.contains(&p.pilot_type.as_str());
+    let is_prio = |p: &PilotRow| prioritized.contains(&&*p.pilot_type);
     let (act, queued) = pilots
         .iter()
         .filter(|p| is_prio(p))
@@ -183,8 +183,8 @@ pub fn preallocate_pilot_types(
 
 /// One row being decided.
 struct Work<'a> {
-    rt: &'a str,
-    pilot: PilotRow,
+    rt: &'a TypeName,
+    pilot: &'a PilotRow,
     carried: i64,
 }
 
@@ -208,29 +208,26 @@ pub fn define_num_workers_sanitized(
     state: &QueueState,
     variant: AdjusterVariant,
 ) -> Result<SiteDecision, AdjusterError> {
-    let prioritized: Vec<&str> = match cfg {
-        Some(c) => c.prioritized_pilot_types(),
-        None => super::DEFAULT_PRIORITIZED_PROD_SOURCE_LABELS
-            .iter()
-            .map(|l| super::prod_source_label_to_pilot_type(l))
-            .collect(),
+    let default_prioritized = super::DEFAULT_PRIORITIZED_PROD_SOURCE_LABELS.map(super::prod_source_label_to_pilot_type);
+    let prioritized: &[&str] = match cfg {
+        Some(c) => c.prioritized(),
+        None => &default_prioritized,
     };
     // Rows with PR ensured, and the pre-allocation of PanDA's command.
-    let mut work: Vec<Work> = Vec::new();
+    let pr_zero = PilotRow { pilot_type: TypeName::Borrowed(DEFAULT_PILOT_TYPE), ..PilotRow::default() };
+    let mut work: Vec<Work> = Vec::with_capacity(state.rows.iter().map(|r| r.pilots.len() + 1).sum());
     for row in &state.rows {
-        let mut pilots = row.pilots.clone();
-        if !pilots.iter().any(|p| p.pilot_type == DEFAULT_PILOT_TYPE) {
-            pilots.push(PilotRow::new(DEFAULT_PILOT_TYPE, 0, 0));
-        }
-        let carried = if row.commanded > 0 {
+        let has_pr = row.pilots.iter().any(|p| p.pilot_type == DEFAULT_PILOT_TYPE);
+        let pilots = row.pilots.iter().chain((!has_pr).then_some(&pr_zero));
+        let rt = &row.resource_type;
+        if row.commanded > 0 {
             let c = cfg.ok_or(AdjusterError::MissingQueueConfigForCommand)?;
-            let f = activate_worker_factor(settings, c, state, &row.resource_type);
-            preallocate_pilot_types(&pilots, row.commanded, f, &prioritized)?
+            let f = activate_worker_factor(settings, c, state, rt);
+            let all: Vec<PilotRow> = pilots.clone().cloned().collect();
+            let carried = preallocate_pilot_types(&all, row.commanded, f, prioritized)?;
+            work.extend(pilots.zip(carried).map(|(pilot, carried)| Work { rt, pilot, carried }));
         } else {
-            pilots.iter().map(|p| sat(p.n_new_workers)).collect()
-        };
-        for (pilot, carried) in pilots.into_iter().zip(carried) {
-            work.push(Work { rt: &row.resource_type, pilot, carried });
+            work.extend(pilots.map(|pilot| Work { rt, pilot, carried: sat(pilot.n_new_workers) }));
         }
     }
     let limits = cfg.map(|c| sanitized_worker_limits(c, &state.worker_stats.running)).unwrap_or_default();
@@ -253,7 +250,7 @@ pub fn define_num_workers_sanitized(
         )?;
         values.push(value);
         rows.push(RowDecision {
-            resource_type: w.rt.to_string(),
+            resource_type: w.rt.clone(),
             pilot_type: w.pilot.pilot_type.clone(),
             n_new_workers: 0,
             outcome,
@@ -276,7 +273,7 @@ pub fn define_num_workers_sanitized(
         }
         let adjusted = total > max_agg;
         if adjusted {
-            let new = redistribute(&work, &values, total, max_agg, &prioritized);
+            let new = redistribute(&work, &values, total, max_agg, prioritized);
             for ((row, old), new) in rows.iter_mut().zip(values.iter_mut()).zip(new) {
                 if *old != new {
                     row.before_ucore = Some(*old);
@@ -312,7 +309,7 @@ fn redistribute(work: &[Work], values: &[i64], total: i64, max_agg: i64, priorit
     let mut order: Vec<usize> = (0..values.len()).collect();
     order.sort_by_key(|&i| {
         let v = values.get(i).copied().unwrap_or(0);
-        let prio = work.get(i).is_some_and(|w| prioritized.contains(&w.pilot.pilot_type.as_str()));
+        let prio = work.get(i).is_some_and(|w| prioritized.contains(&&*w.pilot.pilot_type));
         (v <= 0, !prio, std::cmp::Reverse(rem.get(i).copied().unwrap_or(0)), v)
     });
     for i in order {
@@ -407,7 +404,7 @@ fn decide_row(
         };
         let act = match state.job_stats {
             JobStats::Activated(a) => {
-                let f = activate_worker_factor(settings, cfg, state, w.rt);
+                let f = activate_worker_factor(settings, cfg, state, w.rt.as_ref());
                 let prod = sat(a) as f64 * f;
                 let positive = prod > 0.0;
                 let n_min = if no_pilots && !positive { 0 } else { 1 };
@@ -431,7 +428,7 @@ fn decide_row(
     if limits.max_workers > 0 {
         cap(&mut n, (limits.max_workers.saturating_sub(all)).max(0), Step::MaxWorkers);
     }
-    let (req_cores, req_mem) = calculate_worker_requirements(types, w.rt, &state.cric);
+    let (req_cores, req_mem) = calculate_worker_requirements(types, w.rt.as_ref(), &state.cric);
     if let Some(l) = limits.n_queue_worker_cores.filter(|&l| l != 0) {
         if req_cores == 0 {
             return Err(AdjusterError::ZeroCoresPerWorker { resource_type: w.rt.to_string() });

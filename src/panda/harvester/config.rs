@@ -274,19 +274,31 @@ impl HarvesterQueueConfig {
 /// A queue config after [`HarvesterQueueConfig::sanitized`], the only form the adjuster reads.
 /// The pass is idempotent, so a caller that decides for the same PQ every cycle keeps one of
 /// these instead of sanitizing (a clone of the config) at every decision.
+/// It also keeps the config's prioritized pilot types, which the adjuster reads at every
+/// decision.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Sanitized(HarvesterQueueConfig);
+pub struct Sanitized {
+    config: HarvesterQueueConfig,
+    prioritized: Vec<&'static str>,
+}
 
 impl Sanitized {
     pub fn new(config: &HarvesterQueueConfig) -> Self {
-        Sanitized(config.sanitized())
+        let config = config.sanitized();
+        let prioritized = config.prioritized_pilot_types();
+        Sanitized { config, prioritized }
+    }
+
+    /// [`HarvesterQueueConfig::prioritized_pilot_types`], computed once.
+    pub fn prioritized(&self) -> &[&'static str] {
+        &self.prioritized
     }
 }
 
 impl std::ops::Deref for Sanitized {
     type Target = HarvesterQueueConfig;
     fn deref(&self) -> &HarvesterQueueConfig {
-        &self.0
+        &self.config
     }
 }
 

@@ -83,9 +83,14 @@ pub const DEFAULT_JOB_TYPE: &str = "managed";
 /// The pilot type that takes whatever the prioritized ones leave (`DEFAULT_PILOT_TYPE`).
 pub const DEFAULT_PILOT_TYPE: &str = "PR";
 /// `DEFAULT_PRIORITIZED_PROD_SOURCE_LABELS`: queue configs without `prioritizedProdSourceLabels`.
-pub const DEFAULT_PRIORITIZED_PROD_SOURCE_LABELS: &[&str] = &["rc_alrb"];
+pub const DEFAULT_PRIORITIZED_PROD_SOURCE_LABELS: [&str; 1] = ["rc_alrb"];
 /// The catch-all resource / job / pilot type name.
 pub const ANY: &str = "ANY";
+
+/// A resource type or pilot type name in the adjuster's rows. The names a simulation fills in
+/// every cycle (`ANY`, `PR`, the `SCORE`… of a worker) are static, so a row borrows them
+/// instead of allocating; names read from a file are owned.
+pub type TypeName = std::borrow::Cow<'static, str>;
 
 /// The gdpconfig keys this module reads: `(component, key)`, app `pandaserver` (the UPS
 /// server side, worker_module.py `getConfigValue("meanrss", "IGNORE_MEANRSS")`). Harvester itself

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use super::config::WorkerLimits;
-use super::{DEFAULT_JOB_TYPE, DEFAULT_PILOT_TYPE, sat};
+use super::{DEFAULT_JOB_TYPE, DEFAULT_PILOT_TYPE, TypeName, sat};
 
 /// Why a row was skipped before the rule (Display = Harvester's log line).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,8 +108,8 @@ pub enum RowOutcome {
 /// The decision for one resource type × pilot type.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RowDecision {
-    pub resource_type: String,
-    pub pilot_type: String,
+    pub resource_type: TypeName,
+    pub pilot_type: TypeName,
     /// Workers to submit (the submitter makes `n_new_workers + n_ready`).
     pub n_new_workers: u64,
     pub outcome: RowOutcome,

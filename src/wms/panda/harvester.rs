@@ -45,6 +45,7 @@
 use crate::engine::{RngStreams, SimRng};
 use crate::grid::{Grid, PilotShape, Refusal};
 use crate::ids::{CeId, PilotId};
+use crate::panda::harvester::QueueState;
 use crate::panda::harvester::config::WorkerCounts;
 use crate::panda::timeouts::JobStatus as PStatus;
 use crate::scenario::Scenario;
@@ -118,6 +119,8 @@ pub struct Harvester {
     worker_gpus: Vec<u32>,
     /// PQs in push mode (`Statics::push`).
     push: Vec<bool>,
+    /// Per PQ, the `QueueState` its decisions read, refilled with the counts at each cycle.
+    states: Vec<Option<QueueState>>,
     /// The CE choice's draws.
     rng: SimRng,
     pub counters: HarvesterCounters,
@@ -134,6 +137,7 @@ impl Harvester {
         let nq = st.cfg.queues.len();
         Harvester {
             ce_workers: view.queues.iter().map(|h| vec![Workers::default(); h.ces.len().max(1)]).collect(),
+            states: (0..nq).map(|q| view.blank_state(q)).collect(),
             view,
             idle: vec![None; nq],
             factory_queue: st
@@ -225,8 +229,9 @@ impl Provisioning for Harvester {
             if self_mode && self.idle[q] == Some(key) {
                 continue;
             }
-            let Some(state) = self.view.state_of(q, activated, queued, running, &h) else { continue };
-            let Ok(mut decision) = self.view.decide(q, &state) else { continue };
+            let Some(state) = self.states.get_mut(q).and_then(Option::as_mut) else { continue };
+            self.view.count_state(q, state, activated, queued, running, &h);
+            let Ok(mut decision) = self.view.decide(q, state) else { continue };
             if self.push[q] {
                 // One worker per activated job: the rows (in order) get at most as many.
                 let mut jobs = activated;

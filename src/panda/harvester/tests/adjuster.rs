@@ -328,7 +328,7 @@ fn slave_mode_with_pilot_types() {
     let row =
         RtRow { resource_type: "ANY".into(), commanded: 30, pilots: vec![pilot("ALRB", 4, 20), pilot("RC", 2, 10)] };
     let d = run(&cfg, &QueueState { job_stats: JobStats::Activated(30), ..state_with(vec![row]) });
-    let got: Vec<(&str, u64)> = d.rows.iter().map(|r| (r.pilot_type.as_str(), r.n_new_workers)).collect();
+    let got: Vec<(&str, u64)> = d.rows.iter().map(|r| (r.pilot_type.as_ref(), r.n_new_workers)).collect();
     assert_eq!(got, [("ALRB", 16), ("RC", 8), ("PR", 6)]);
 }
 
@@ -384,7 +384,7 @@ fn ucore_remainder_prefers_prioritized_pilot_types() {
     };
     let d = run(&cfg, &ucore_state(3, vec![score, rt("MCORE", pr(3, 0, 0))]));
     let got: Vec<(&str, &str, u64)> =
-        d.rows.iter().map(|r| (r.resource_type.as_str(), r.pilot_type.as_str(), r.n_new_workers)).collect();
+        d.rows.iter().map(|r| (r.resource_type.as_ref(), r.pilot_type.as_ref(), r.n_new_workers)).collect();
     assert_eq!(got, [("SCORE", "PR", 2), ("SCORE", "ALRB", 3), ("MCORE", "PR", 0)]);
     assert_eq!(d.ucore.map(|u| (u.total, u.max_agg)), Some((6, 5)));
 }
@@ -417,7 +417,7 @@ fn ucore_aggregation_saturates_on_huge_counts() {
 fn ucore_aggregation_saturates_on_huge_commands() {
     let settings = SubmitterSettings { max_new_workers: None, ..SubmitterSettings::default() };
     let cfg = slave(0, 0);
-    let row = |t: &str| RtRow { resource_type: t.into(), commanded: u64::MAX, pilots: vec![pr(0, 0, 0)] };
+    let row = |t: &'static str| RtRow { resource_type: t.into(), commanded: u64::MAX, pilots: vec![pr(0, 0, 0)] };
     let s = ucore_state(8, vec![row("SCORE"), row("MCORE")]);
     let d = define_num_workers(&settings, Some(&cfg), &types(), &s, AdjusterVariant::Reference).unwrap();
     let u = d.ucore.unwrap();

@@ -20,7 +20,7 @@ fn state_with(rows: Vec<RtRow>) -> QueueState {
 
 /// A resource-type row holding one PR row.
 fn rt(resource_type: &str, pr: PilotRow) -> RtRow {
-    RtRow { resource_type: resource_type.to_string(), commanded: 0, pilots: vec![pr] }
+    RtRow { resource_type: resource_type.to_string().into(), commanded: 0, pilots: vec![pr] }
 }
 
 /// A PR row with queued, ready and running workers.

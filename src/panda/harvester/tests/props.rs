@@ -19,7 +19,7 @@ fn factor() -> impl Strategy<Value = ActivateWorkerFactor> {
 fn pilot_row() -> impl Strategy<Value = PilotRow> {
     (prop_oneof![Just("PR"), Just("ALRB"), Just("RC")], 0u64..300, 0u64..50, 0u64..300, 0u64..40, 0u64..500).prop_map(
         |(pt, q, r, run, n, a)| PilotRow {
-            pilot_type: pt.to_string(),
+            pilot_type: pt.to_string().into(),
             n_queue: q,
             n_ready: r,
             n_running: run,
@@ -35,7 +35,7 @@ fn rt_row() -> impl Strategy<Value = RtRow> {
         0u64..60,
         prop::collection::vec(pilot_row(), 0..3),
     )
-        .prop_map(|(rt, commanded, pilots)| RtRow { resource_type: rt.to_string(), commanded, pilots })
+        .prop_map(|(rt, commanded, pilots)| RtRow { resource_type: rt.to_string().into(), commanded, pilots })
 }
 
 prop_compose! {

@@ -32,7 +32,7 @@ use super::ce_choice::{CeWorkerStats, ce_weighting, choose_ce};
 use crate::panda::harvester::config::WorkerCounts;
 use crate::panda::harvester::{
     ANY, AdjusterError, AdjusterVariant, CricQueue, DEFAULT_PILOT_TYPE, JobStats, PilotRow, PqStatus, QueueState,
-    ResourceSpec, RtRow, RunMode, Sanitized, SiteDecision, SubmitterSettings, WorkerStatsMap,
+    ResourceSpec, RtRow, RunMode, Sanitized, SiteDecision, SubmitterSettings, TypeName, WorkerStatsMap,
     calculate_worker_requirements, define_num_workers_sanitized,
 };
 use crate::scenario::Scenario;
@@ -219,9 +219,9 @@ pub struct RtCounts {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PilotBatch {
     /// `workSpec.resourceType`.
-    pub resource_type: String,
+    pub resource_type: TypeName,
     /// `PR` (the model has no `prodSourceLabelRandomWeightsPermille`).
-    pub pilot_type: String,
+    pub pilot_type: TypeName,
     /// `workSpec.nCore`.
     pub cores: u32,
     /// `workSpec.minRamCount`, MB.
@@ -326,44 +326,71 @@ impl HarvesterView {
         running: WorkerCounts,
         h: &HarvesterDynamic<'_>,
     ) -> Option<QueueState> {
+        let mut state = self.blank_state(q)?;
+        self.count_state(q, &mut state, activated, queued, running, h);
+        Some(state)
+    }
+
+    /// The `QueueState` of PQ `q` with every count 0: what stays the same from cycle to cycle
+    /// (status, CRIC, rows: the catch-all row, and one per resource type on a UCORE PQ in
+    /// slave mode). A caller that decides every cycle keeps one and refills it with
+    /// [`Self::count_state`]; `None` for an unknown index.
+    pub fn blank_state(&self, q: usize) -> Option<QueueState> {
         let hq = self.queues.get(q)?;
-        let job_stats = if activated > 0 { JobStats::Activated(activated) } else { JobStats::NoActivatedEntry };
-        let pilot = |n_queue, n_running, n_activated| PilotRow {
-            pilot_type: DEFAULT_PILOT_TYPE.to_string(),
-            n_queue,
-            n_ready: 0,
-            n_running,
-            n_new_workers: 0,
-            n_activated,
+        let row = |resource_type| RtRow {
+            resource_type,
+            commanded: 0,
+            pilots: vec![PilotRow { pilot_type: TypeName::Borrowed(DEFAULT_PILOT_TYPE), ..PilotRow::default() }],
         };
-        let any_command = if hq.slave { h.commanded.get(q).copied().unwrap_or(0) } else { 0 };
-        let mut rows = vec![RtRow {
-            resource_type: ANY.to_string(),
-            commanded: any_command,
-            pilots: vec![pilot(queued.n, running.n, activated)],
-        }];
         let per_rt = hq.cric.unified && hq.slave;
+        let mut rows = vec![row(TypeName::Borrowed(ANY))];
         if per_rt {
-            let n_types = self.types.len();
-            for &t in &hq.resource_types {
-                let c = q.checked_mul(n_types).and_then(|i| h.rt.get(i + t)).copied().unwrap_or_default();
-                rows.push(RtRow {
-                    resource_type: self.types.get(t).map_or_else(String::new, |r| r.resource_name.clone()),
-                    commanded: c.commanded,
-                    pilots: vec![pilot(c.workers_queued, c.workers_running, c.activated)],
-                });
-            }
+            rows.extend(hq.resource_types.iter().map(|&t| {
+                row(TypeName::Owned(self.types.get(t).map_or_else(String::new, |r| r.resource_name.clone())))
+            }));
         }
         Some(QueueState {
             status: Some(hq.status.clone()),
             throttled: None,
-            job_stats,
-            worker_stats: WorkerStatsMap { queue: queued, running },
+            job_stats: JobStats::NoActivatedEntry,
+            worker_stats: WorkerStatsMap::default(),
             n_harvester_instances: Some(1),
             cric: hq.cric.clone(),
             rows,
             ucore: per_rt,
         })
+    }
+
+    /// Fill `state`, PQ `q`'s [`Self::blank_state`], with this cycle's counts (see
+    /// [`Self::state_of`]).
+    pub fn count_state(
+        &self,
+        q: usize,
+        state: &mut QueueState,
+        activated: u64,
+        queued: WorkerCounts,
+        running: WorkerCounts,
+        h: &HarvesterDynamic<'_>,
+    ) {
+        let Some(hq) = self.queues.get(q) else { return };
+        state.job_stats = if activated > 0 { JobStats::Activated(activated) } else { JobStats::NoActivatedEntry };
+        state.worker_stats = WorkerStatsMap { queue: queued, running };
+        let count = |row: &mut RtRow, commanded, n_queue, n_running, n_activated| {
+            row.commanded = commanded;
+            if let Some(p) = row.pilots.first_mut() {
+                (p.n_queue, p.n_running, p.n_activated) = (n_queue, n_running, n_activated);
+            }
+        };
+        let any_command = if hq.slave { h.commanded.get(q).copied().unwrap_or(0) } else { 0 };
+        let (any, per_rt) = state.rows.split_at_mut(1);
+        if let Some(row) = any.first_mut() {
+            count(row, any_command, queued.n, running.n, activated);
+        }
+        let n_types = self.types.len();
+        for (row, &t) in per_rt.iter_mut().zip(&hq.resource_types) {
+            let c = q.checked_mul(n_types).and_then(|i| h.rt.get(i + t)).copied().unwrap_or_default();
+            count(row, c.commanded, c.workers_queued, c.workers_running, c.activated);
+        }
     }
 
     /// `define_num_workers` for PQ `q` with the scenario's settings and variant.
@@ -374,26 +401,26 @@ impl HarvesterView {
 
     /// The shape of a worker of row `resource_type` at PQ `q`: `(resourceType, cores, MB)`
     /// (module doc, `SimpleWorkerMaker.make_worker` without jobs).
-    pub fn worker_shape(&self, q: usize, resource_type: &str) -> Option<(String, u32, u64)> {
+    pub fn worker_shape(&self, q: usize, resource_type: &str) -> Option<(TypeName, u32, u64)> {
         let hq = self.queues.get(q)?;
         let to_u64 = |x: i64| u64::try_from(x.max(0)).unwrap_or(0);
         if hq.cric.unified {
-            let rt = if WORKER_TYPES.contains(&resource_type) { resource_type } else { "SCORE" };
+            let rt = WORKER_TYPES.iter().copied().find(|&t| t == resource_type).unwrap_or("SCORE");
             let (cores, mem) = calculate_worker_requirements(&self.types, rt, &hq.cric);
-            return Some((rt.to_string(), u32::try_from(cores.max(0)).unwrap_or(u32::MAX), to_u64(mem)));
+            return Some((TypeName::Borrowed(rt), u32::try_from(cores.max(0)).unwrap_or(u32::MAX), to_u64(mem)));
         }
         let cores = hq.cric.corecount.filter(|&c| c != 0).unwrap_or(1);
         let mem = hq.cric.maxrss.filter(|&m| m != 0).unwrap_or(1);
         let rt = if resource_type != ANY {
-            resource_type
+            TypeName::Owned(resource_type.to_string())
         } else if let Some(r) = capability_rtype(hq.capability.as_deref()) {
-            r
+            TypeName::Borrowed(r)
         } else if cores == 1 {
-            "SCORE"
+            TypeName::Borrowed("SCORE")
         } else {
-            "MCORE"
+            TypeName::Borrowed("MCORE")
         };
-        Some((rt.to_string(), u32::try_from(cores.max(0)).unwrap_or(u32::MAX), to_u64(mem)))
+        Some((rt, u32::try_from(cores.max(0)).unwrap_or(u32::MAX), to_u64(mem)))
     }
 
     /// The pilots to submit for PQ `q` after `decision`. `ce_stats[i]` are the PQ's worker

@@ -99,9 +99,9 @@ fn pull_mode_new_workers_are_activated_minus_queued() {
     assert_eq!(state.worker_stats.running, workers(5));
     assert_eq!(state.rows.len(), 1);
     let row = &state.rows[0];
-    assert_eq!((row.resource_type.as_str(), row.commanded), ("ANY", 0));
+    assert_eq!((row.resource_type.as_ref(), row.commanded), ("ANY", 0));
     let pr = &row.pilots[0];
-    assert_eq!((pr.pilot_type.as_str(), pr.n_queue, pr.n_ready, pr.n_running, pr.n_activated), ("PR", 10, 0, 5, 30));
+    assert_eq!((pr.pilot_type.as_ref(), pr.n_queue, pr.n_ready, pr.n_running, pr.n_activated), ("PR", 10, 0, 5, 30));
     assert_eq!(d.total(), 20);
     assert_eq!(d.limits.n_queue_limit_worker, 100);
     // 500 activated: the queue limit binds, 100 − 10 = 90.
@@ -212,7 +212,7 @@ fn ucore_slave_rows_per_resource_type() {
     let h = HarvesterDynamic { rt: &rt, commanded: &[] };
     let state = v.queue_state(0, &w.dynamic(), &h).unwrap();
     assert!(state.ucore);
-    let names: Vec<&str> = state.rows.iter().map(|r| r.resource_type.as_str()).collect();
+    let names: Vec<&str> = state.rows.iter().map(|r| r.resource_type.as_ref()).collect();
     assert_eq!(names, ["ANY", "SCORE", "SCORE_HIMEM", "MCORE", "MCORE_HIMEM"]);
     assert_eq!(
         (state.rows[1].commanded, state.rows[1].pilots[0].n_queue, state.rows[1].pilots[0].n_activated),
@@ -250,7 +250,7 @@ fn example_queues() {
     assert_eq!(d.total(), 12);
     let plan = v.pilot_plan(0, &d, &[], &mut rng(1));
     assert_eq!((plan.total(), plan.unplaced), (12, 0));
-    assert!(plan.batches.iter().all(|b| (b.resource_type.as_str(), b.cores, b.memory_mb) == ("SCORE", 1, 2000)));
+    assert!(plan.batches.iter().all(|b| (b.resource_type.as_ref(), b.cores, b.memory_mb) == ("SCORE", 1, 2000)));
     assert!(plan.batches.iter().all(|b| b.ce == 0 || b.ce == 1));
     let agl = v.queue_state(2, &w.dynamic(), &HarvesterDynamic::default()).unwrap();
     let d = v.decide(2, &agl).unwrap();
@@ -320,7 +320,7 @@ fn pilot_plan_places_workers_by_ce_weight() {
     assert_eq!(plan.batches.len(), 1);
     let b = &plan.batches[0];
     assert_eq!(
-        (b.ce, b.count, b.cores, b.memory_mb, b.resource_type.as_str(), b.pilot_type.as_str()),
+        (b.ce, b.count, b.cores, b.memory_mb, b.resource_type.as_ref(), b.pilot_type.as_ref()),
         (1, 30, 8, 16000, "MCORE", "PR")
     );
     let mut lonely = HarvesterView::new(&s);
