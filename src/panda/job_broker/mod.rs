@@ -62,7 +62,7 @@ pub use fairshare_policy::{FairsharePolicy, FairshareWarning, ShareDecision, Sha
 pub use inputs::*;
 pub use params::{GDPCONFIG_KEYS, JobBrokerParams, JobBrokerVariant, validate};
 pub use pick::{Pick, PickKind, SiteCandidate, SitePicker};
-pub use reasons::{Skip, SkipReason, Stage, py_float};
+pub use reasons::{Skip, SkipReason, Stage, TextKey, py_float};
 pub use weight::{RunningSource, WeightTerms};
 
 use filters::{ChainResult, Ctx};

@@ -238,7 +238,7 @@ impl JobGenerator {
         };
         let dec = db.record.decision(now, DecisionKind::Job, id);
         for s in &result.skipped {
-            db.record.skipped(dec, &s.name, format_args!("{:?}", s.stage), &s.reason, s.temporary);
+            db.record.job_skipped(dec, &s.name, s.stage, &s.reason, s.temporary);
         }
         let cands: &[Candidate] = result.candidates();
         if cands.is_empty() {

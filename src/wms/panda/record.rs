@@ -13,6 +13,7 @@ use rustc_hash::FxHashMap;
 use std::fmt::{self, Write};
 
 use crate::engine::SimTime;
+use crate::panda::job_broker::{SkipReason, Stage, TextKey};
 
 /// What was brokered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,6 +150,10 @@ pub struct Records {
     pub strings: Strings,
     /// Formatting buffer of stages and reasons (no allocation per row).
     scratch: String,
+    /// Job brokerage's texts found without formatting them: a stage's id by the stage, a
+    /// reason's by its [`TextKey`].
+    stage_ids: FxHashMap<Stage, u32>,
+    reason_ids: FxHashMap<TextKey, u32>,
 }
 
 impl Records {
@@ -188,6 +193,36 @@ impl Records {
         let candidate = self.strings.id(candidate);
         let stage = self.format_id(stage);
         let reason = self.format_id(format_args!("{reason}"));
+        self.push_skip(decision, candidate, stage, reason, temporary);
+    }
+
+    /// A PQ job brokerage skipped: as [`Self::skipped`] with the stage's `Debug` name, each
+    /// text formatted only the first time its stage or [`TextKey`] is seen.
+    pub fn job_skipped(&mut self, decision: u32, candidate: &str, stage: Stage, reason: &SkipReason, temporary: bool) {
+        let candidate = self.strings.id(candidate);
+        let stage = match self.stage_ids.get(&stage) {
+            Some(&id) => id,
+            None => {
+                let id = self.format_id(format_args!("{stage:?}"));
+                self.stage_ids.insert(stage, id);
+                id
+            }
+        };
+        let key = reason.text_key();
+        let reason = match key.and_then(|k| self.reason_ids.get(&k)) {
+            Some(&id) => id,
+            None => {
+                let id = self.format_id(format_args!("{reason}"));
+                if let Some(k) = key {
+                    self.reason_ids.insert(k, id);
+                }
+                id
+            }
+        };
+        self.push_skip(decision, candidate, stage, reason, temporary);
+    }
+
+    fn push_skip(&mut self, decision: u32, candidate: u32, stage: u32, reason: u32, temporary: bool) {
         self.rows.push(Row {
             decision,
             candidate,
@@ -246,4 +281,58 @@ pub struct Placement {
     pub picker: crate::panda::job_broker::SitePicker,
     pub to_queue: Vec<usize>,
     pub rows: Vec<usize>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::panda::job_broker::QueueStatus;
+    use proptest::prelude::*;
+
+    fn cap(weight: f64, queued: u64, cutoff: u64, use_assigned: bool) -> SkipReason {
+        SkipReason::Cap { weight, queued, cutoff, use_assigned }
+    }
+
+    /// `job_skipped` keeps the same rows and texts as `skipped` with the stage's `Debug` name.
+    #[test]
+    fn job_skipped_is_skipped_with_memos() {
+        let reasons = [
+            (Stage::Final, cap(0.041, 49, 20, true)),
+            (Stage::Final, cap(0.041, 49, 20, true)),
+            (Stage::Final, cap(0.041, 49, 20, false)),
+            (Stage::Final, cap(0.1 + 0.2, 49, 20, true)),
+            (Stage::Final, SkipReason::SeedCapActivated { weight: 0.5, activated_starting: 7, running: 3 }),
+            (Stage::Status, SkipReason::Status(QueueStatus::Offline)),
+            (Stage::Final, SkipReason::SeedCapQueued { weight: 0.5, queued: 7, running: 3, use_assigned: true }),
+            (Stage::Status, SkipReason::Status(QueueStatus::Offline)),
+            (Stage::Final, cap(0.041, 49, 20, true)),
+            (Stage::Final, SkipReason::LowWeight { weight: 0.041 }),
+            (Stage::Final, SkipReason::LowWeight { weight: 0.041 }),
+        ];
+        let (mut memo, mut plain) = (Records::default(), Records::default());
+        for (i, (stage, reason)) in reasons.iter().enumerate() {
+            let pq = if i % 2 == 0 { "PQ_A" } else { "PQ_B" };
+            memo.job_skipped(0, pq, *stage, reason, i == 3);
+            plain.skipped(0, pq, format_args!("{stage:?}"), reason, i == 3);
+        }
+        assert_eq!(memo.rows, plain.rows);
+        assert_eq!(memo.strings.texts(), plain.strings.texts());
+        assert_eq!(memo.strings.get(memo.rows[0].stage), "Final");
+        assert_eq!(memo.rows[0].reason, memo.rows[8].reason);
+        assert_ne!(memo.rows[0].reason, memo.rows[2].reason);
+    }
+
+    proptest! {
+        /// Two final caps have the same key exactly when they have the same text (weights that
+        /// are near, `0.1 + 0.2` and `0.3`, included).
+        #[test]
+        fn equal_keys_are_equal_texts(
+            a in (0u8..4, 0u64..3, 19u64..21, any::<bool>()),
+            b in (0u8..4, 0u64..3, 19u64..21, any::<bool>()),
+        ) {
+            let w = |i: u8| [0.25, 0.1 + 0.2, 0.3, -0.0][usize::from(i)];
+            let (x, y) = (cap(w(a.0), a.1, a.2, a.3), cap(w(b.0), b.1, b.2, b.3));
+            prop_assert_eq!(x.text_key() == y.text_key(), x.to_string() == y.to_string());
+        }
+    }
 }
