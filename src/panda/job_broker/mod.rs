@@ -204,7 +204,9 @@ pub fn broker(task: &BrokerTask, queues: &[BrokerQueue], params: &JobBrokerParam
         skipped.push(skip(queues, i, Stage::Final, r, false));
     }
     // 5. Weight order, weight 0 (bootstrap) first, equal weights in brokerage order; top 10.
-    primary.sort_by(|(a, _), (b, _)| (a.weight != 0.0).cmp(&(b.weight != 0.0)).then(b.weight.total_cmp(&a.weight)));
+    // A stable sort on a key computed once per candidate, which then moves each (large)
+    // element once: the comparison sort moved them at every merge.
+    primary.sort_by_cached_key(|(c, _)| (c.weight != 0.0, std::cmp::Reverse(total_order_key(c.weight))));
     let mut chosen = Vec::with_capacity(primary.len().min(MAX_SITE_CANDIDATES));
     for (cand, low) in primary {
         if chosen.len() < MAX_SITE_CANDIDATES {
@@ -219,6 +221,14 @@ pub fn broker(task: &BrokerTask, queues: &[BrokerQueue], params: &JobBrokerParam
         Outcome::Candidates(chosen)
     };
     BrokerageResult { outcome, skipped, t1_weight: c.t1_weight, io_check_disabled }
+}
+
+/// `f64::total_cmp`'s order as an integer: `total_order_key(a).cmp(&total_order_key(b))` is
+/// `a.total_cmp(&b)` (the key `total_cmp` itself compares: negative numbers' bits flipped
+/// but the sign).
+fn total_order_key(x: f64) -> i64 {
+    let bits = x.to_bits() as i64;
+    bits ^ ((((bits >> 63) as u64) >> 1) as i64)
 }
 
 #[cfg(test)]

@@ -656,3 +656,15 @@ proptest! {
         for s in &r.skipped { let _ = s.to_string(); }
     }
 }
+
+proptest! {
+    /// The candidates' sort key orders weights as `f64::total_cmp` does, signed zeros, NaNs
+    /// and infinities included.
+    #[test]
+    fn total_order_key_is_total_cmp(
+        a in prop_oneof![any::<f64>(), Just(0.0), Just(-0.0), Just(f64::NAN), Just(-f64::NAN), Just(f64::INFINITY), Just(f64::NEG_INFINITY)],
+        b in prop_oneof![any::<f64>(), Just(0.0), Just(-0.0), Just(f64::MIN_POSITIVE), Just(-f64::NAN), Just(f64::NEG_INFINITY)],
+    ) {
+        prop_assert_eq!(total_order_key(a).cmp(&total_order_key(b)), a.total_cmp(&b));
+    }
+}
