@@ -228,6 +228,17 @@ fn ucore_slave_rows_per_resource_type() {
     assert_eq!(v.worker_shape(0, "MCORE"), Some(("MCORE".into(), 8, 16000)));
     // The catch-all row of a pure-pull UCORE PQ makes SCORE workers.
     assert_eq!(v.worker_shape(0, "ANY"), Some(("SCORE".into(), 1, 2000)));
+    // A state kept over cycles and refilled is the state built afresh: every count is
+    // overwritten, none is left from the cycle before.
+    let mut kept = v.blank_state(0).unwrap();
+    let other = vec![RtCounts { workers_queued: 7, workers_running: 7, activated: 7, commanded: 7 }; rt.len()];
+    let (seven, zero) = (WorkerCounts { n: 7, core: 7, mem: 7 }, WorkerCounts::default());
+    v.count_state(0, &mut kept, 7, seven, seven, &HarvesterDynamic { rt: &other, commanded: &[7] });
+    assert_ne!(kept, state);
+    let (queued, running) = (w.dynamic().workers_queued[0], w.dynamic().workers_running[0]);
+    assert_eq!((queued, running), (zero, zero));
+    v.count_state(0, &mut kept, 12, queued, running, &h);
+    assert_eq!(kept, state);
 }
 
 /// The example: BNL is UCORE in self mode (one catch-all row, 12 activated → 12 SCORE-shaped
