@@ -168,9 +168,7 @@ pub fn sorted_leaves(roots: &[ShareNode], usage: &BTreeMap<String, Usage>) -> Ve
             };
             return (status.clone(), vec![status]);
         }
-        let mut kids: Vec<(ShareStatus, Vec<ShareStatus>)> =
-            node.children.iter().zip(normalised(&node.children, pct)).map(|(c, p)| walk(c, p, total, usage)).collect();
-        kids.sort_by(|a, b| a.0.ratio.total_cmp(&b.0.ratio));
+        let kids = children(&node.children, pct, total, usage);
         let sum = |f: fn(&ShareStatus) -> f64| kids.iter().map(|k| f(&k.0)).sum::<f64>();
         let (executing, pledged) = (sum(|s| s.executing), sum(|s| s.pledged));
         let status = ShareStatus {
@@ -183,11 +181,20 @@ pub fn sorted_leaves(roots: &[ShareNode], usage: &BTreeMap<String, Usage>) -> Ve
         };
         (status, kids.into_iter().flat_map(|k| k.1).collect())
     }
-    if roots.is_empty() {
-        return Vec::new();
+    /// The walks of `nodes`, the children of a share of `pct`, sorted by their ratio.
+    fn children(
+        nodes: &[ShareNode],
+        pct: f64,
+        total: f64,
+        usage: &BTreeMap<String, Usage>,
+    ) -> Vec<(ShareStatus, Vec<ShareStatus>)> {
+        let mut kids: Vec<(ShareStatus, Vec<ShareStatus>)> =
+            nodes.iter().zip(normalised(nodes, pct)).map(|(c, p)| walk(c, p, total, usage)).collect();
+        kids.sort_by(|a, b| a.0.ratio.total_cmp(&b.0.ratio));
+        kids
     }
-    let root = ShareNode::branch("root", 100.0, roots.to_vec());
-    walk(&root, 100.0, total, usage).1
+    // The roots are the children of a 100 % root, whose own line is not wanted.
+    children(roots, 100.0, total, usage).into_iter().flat_map(|k| k.1).collect()
 }
 
 /// How `SLOPPY_DISPATCH_RATIO` is read.

@@ -10,6 +10,8 @@
 //! At a push PQ (Harvester `mapType` other than `NoJob`) a pilot asks nothing: it runs the job
 //! its worker was made for and exits (`harvester`).
 
+use std::collections::BTreeMap;
+
 use crate::engine::dist;
 use crate::engine::{RngStreams, SimRng, SimTime};
 use crate::ids::JobId;
@@ -83,13 +85,20 @@ pub struct Dispatcher {
     /// Dispatch order of the gshare leaves (indices) and when it was computed.
     leaf_rank: Vec<usize>,
     ranks_at: Option<SimTime>,
+    /// The usage by leaf name the order is computed from, its values refreshed in place.
+    usage: BTreeMap<String, Usage>,
     rng: SimRng,
 }
 
 impl Dispatcher {
     /// The dispatcher of `leaves` gshare leaves.
     pub fn new(leaves: usize, rngs: &RngStreams) -> Self {
-        Dispatcher { leaf_rank: (0..leaves).collect(), ranks_at: None, rng: rngs.stream("panda/dispatch") }
+        Dispatcher {
+            leaf_rank: (0..leaves).collect(),
+            ranks_at: None,
+            usage: BTreeMap::new(),
+            rng: rngs.stream("panda/dispatch"),
+        }
     }
 
     /// The leaf dispatch order, recomputed every `agents.gshare_refresh_s` from the HS06 each
@@ -100,16 +109,16 @@ impl Dispatcher {
             return;
         }
         self.ranks_at = Some(now);
-        let usage = st
-            .leaves
-            .iter()
-            .enumerate()
-            .map(|(i, l)| {
-                let u = Usage { executing: tables.leaf_executing[i], queued: tables.leaf_queued[i] };
-                (l.name.clone(), u)
-            })
-            .collect();
-        let sorted = gshare::sorted_leaves(&st.cfg.gshares, &usage);
+        if self.usage.is_empty() {
+            self.usage = st.leaves.iter().map(|l| (l.name.clone(), Usage::default())).collect();
+        }
+        // In leaf order, as a map collected from them: a repeated name keeps its last leaf's.
+        for (i, l) in st.leaves.iter().enumerate() {
+            if let Some(u) = self.usage.get_mut(&l.name) {
+                *u = Usage { executing: tables.leaf_executing[i], queued: tables.leaf_queued[i] };
+            }
+        }
+        let sorted = gshare::sorted_leaves(&st.cfg.gshares, &self.usage);
         let ranks = gshare::share_ranks(&sorted);
         let mut order: Vec<usize> = (0..st.leaves.len()).collect();
         order.sort_by_key(|&i| (gshare::share_rank(&ranks, &st.leaves[i].name), i));
