@@ -300,7 +300,8 @@ impl Wms for PandaWms {
                 Agent::Adder
             }
             TASK_BROKERAGE => {
-                let assigned = self.task_broker.cycle(st, db, self.job_generator.generating(), ctx);
+                let generating: Vec<u32> = self.job_generator.generating(&db.tables.tasks).collect();
+                let assigned = self.task_broker.cycle(st, db, &generating, ctx);
                 self.job_generator.add_tasks(st, &db.tables.tasks, assigned);
                 self.every(ctx, TASK_BROKERAGE, a.task_brokerage_s);
                 Agent::TaskBroker
