@@ -99,9 +99,10 @@ pub fn poisson_mean(s: &DirectorSettings, tq: &TaskQueue, sum_priority: f64, sum
 }
 
 /// The cap `int((1 + extraPilotFraction)·N) + extraPilots − waitingPilots`, which may be ≤ 0.
+/// Python's `int` truncates toward zero, as `as` does (saturating; validation keeps the
+/// fraction non-negative, where it is the floor).
 pub fn pilot_cap(s: &DirectorSettings, jobs: u32, waiting_pilots: u32) -> i64 {
-    ((1.0 + s.extra_pilot_fraction) * f64::from(jobs)).floor() as i64 + i64::from(s.extra_pilots)
-        - i64::from(waiting_pilots)
+    ((1.0 + s.extra_pilot_fraction) * f64::from(jobs)) as i64 + i64::from(s.extra_pilots) - i64::from(waiting_pilots)
 }
 
 /// Whether a pilot for a TQ is private, given the cycle's draw `u` in [0, 1). Seed 000,
@@ -201,6 +202,10 @@ mod tests {
         assert_eq!(pilot_cap(&s, 10, 20), -4);
         let s = DirectorSettings { extra_pilot_fraction: 0.5, extra_pilots: 0, ..s };
         assert_eq!(pilot_cap(&s, 10, 3), 12);
+        // Python's int() truncates toward zero: int(-1.5) = -1, where a floor would give -2
+        // (a fraction validation refuses, kept exact for the library's callers).
+        let s = DirectorSettings { extra_pilot_fraction: -1.5, extra_pilots: 4, ..s };
+        assert_eq!(pilot_cap(&s, 3, 0), 3);
     }
 
     #[test]
