@@ -78,7 +78,10 @@ impl JobGenerator {
         }
     }
 
-    /// Tasks generating or running jobs, in the order they came.
+    /// Tasks generating or running jobs, in the order they came, as their status is at the
+    /// call: the TaskBroker's RW counts running tasks, which `calculateWorldRWwithPrio_JEDI`
+    /// reads when it runs (reference §1 "Definitions"), so a task done since the last cycle is
+    /// left out.
     pub fn generating<'a>(&'a self, tasks: &'a [Task]) -> impl Iterator<Item = u32> + 'a {
         self.generating.iter().copied().filter(|&id| tasks[id as usize].status != TaskStatus::Done)
     }
