@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::engine::{RngStreams, SimDuration, SimRng, SimTime};
-use crate::panda::task_broker::{self, Brokerage, PrioRw};
+use crate::panda::task_broker::{self, Brokerage, BrokerageInput, PrioRw};
 use crate::wms::Ctx;
 
 use super::db::{Db, snapshot};
@@ -89,6 +89,8 @@ impl TaskBroker {
         {
             let d = snapshot(&db.tables, &db.site, ctx, &queued, &running);
             let p = ProdDynamic { nucleus_rw: &rw, rt_jobs: Some(&db.tables.rt_counts), ..ProdDynamic::default() };
+            // The DDM endpoints read the snapshot only: the same for every task of the cycle.
+            let endpoints = st.prod_view.endpoints(&d);
             for id in due {
                 let t = &db.tables.tasks[id as usize];
                 let k = usize::from(t.stream);
@@ -97,11 +99,12 @@ impl TaskBroker {
                     assigning_for_s: Some((now - t.arrived).as_secs_f64()),
                     current_priority: t.priority,
                 };
-                let Some(view) = st.prod_view.task_brokerage(k, args, &d, &p) else { continue };
+                let Some((task, nuclei)) = st.prod_view.task_and_nuclei(k, args, &d, &p) else { continue };
                 let leaf = st.shapes[k].leaf;
                 let prio_rw = prio_tables.get(&leaf).and_then(|m| m.get(&t.priority)).cloned().unwrap_or_default();
+                let input = BrokerageInput { task: &task, nuclei: &nuclei, endpoints: &endpoints, prio_rw: &prio_rw };
                 let b = task_broker::do_brokerage(
-                    &view.input(&prio_rw),
+                    &input,
                     st.prod_view.task_brokerage_params(),
                     st.prod_view.task_broker_variant(),
                     &mut self.rng,

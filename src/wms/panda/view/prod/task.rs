@@ -224,11 +224,21 @@ impl ProdView {
         d: &Dynamic,
         p: &ProdDynamic,
     ) -> Option<TaskBrokerageView> {
-        Some(TaskBrokerageView {
-            task: self.task_spec(stream, args)?,
-            nuclei: self.nuclei(stream, args.current_priority, d, p)?,
-            endpoints: self.endpoints(d),
-        })
+        let (task, nuclei) = self.task_and_nuclei(stream, args, d, p)?;
+        Some(TaskBrokerageView { task, nuclei, endpoints: self.endpoints(d) })
+    }
+
+    /// The task and nuclei of [`Self::task_brokerage`], without the endpoints: those depend on
+    /// the snapshot `d` only, so a caller that brokers several tasks on one snapshot (the
+    /// TaskBroker's cycle) builds them once with [`Self::endpoints`].
+    pub fn task_and_nuclei(
+        &self,
+        stream: usize,
+        args: TaskArgs,
+        d: &Dynamic,
+        p: &ProdDynamic,
+    ) -> Option<(TaskSpec, Vec<NucleusSpec>)> {
+        Some((self.task_spec(stream, args)?, self.nuclei(stream, args.current_priority, d, p)?))
     }
 
     /// [`task_rw`] of a task of stream `stream` with `events_used` events done (`None` for an
