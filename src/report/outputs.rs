@@ -363,9 +363,9 @@ pub fn write_run(dir: &Path, run: &mut RunData) -> Result<Summary> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let summary = summary::build(run);
     let json = serde_json::to_string_pretty(&summary)? + "\n";
-    // The tables and the charts are independent: encoded beside them, each chart rendered as
-    // a task of its own on rayon's threads. Each
-    // table is encoded as soon as its columns are built, so one table's columns at a time.
+    // The tables and the charts are independent: the tables are encoded (each as soon as its
+    // columns are built, so one table's columns at a time) while the charts are rendered, each
+    // chart a task of its own on rayon's threads.
     let run: &RunData = run;
     let (parquet, charts) = rayon::join(|| encode_tables(run), || render_charts(run));
     let (parquet, charts) = (parquet?, charts?);

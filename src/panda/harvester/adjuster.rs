@@ -69,9 +69,10 @@ pub struct PilotRow {
 }
 
 impl PilotRow {
-    /// A row of pilot type `pilot_type` with `n_queue` queued and `n_running` running workers.
-    pub fn new(pilot_type: &str, n_queue: u64, n_running: u64) -> Self {
-        Self { pilot_type: TypeName::Owned(pilot_type.to_string()), n_queue, n_running, ..Self::default() }
+    /// A row of pilot type `pilot_type` with `n_queue` queued and `n_running` running workers
+    /// (a static name is borrowed, not copied).
+    pub fn new(pilot_type: impl Into<TypeName>, n_queue: u64, n_running: u64) -> Self {
+        Self { pilot_type: pilot_type.into(), n_queue, n_running, ..Self::default() }
     }
 }
 
@@ -214,7 +215,7 @@ pub fn define_num_workers_sanitized(
         None => &default_prioritized,
     };
     // Rows with PR ensured, and the pre-allocation of PanDA's command.
-    let pr_zero = PilotRow { pilot_type: TypeName::Borrowed(DEFAULT_PILOT_TYPE), ..PilotRow::default() };
+    let pr_zero = PilotRow::new(DEFAULT_PILOT_TYPE, 0, 0);
     let mut work: Vec<Work> = Vec::with_capacity(state.rows.iter().map(|r| r.pilots.len() + 1).sum());
     for row in &state.rows {
         let has_pr = row.pilots.iter().any(|p| p.pilot_type == DEFAULT_PILOT_TYPE);

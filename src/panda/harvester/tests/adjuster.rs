@@ -297,7 +297,7 @@ fn activate_worker_factor_and_n_core_factor() {
     );
 }
 
-fn pilot(pt: &str, n_queue: u64, n_activated: u64) -> PilotRow {
+fn pilot(pt: &'static str, n_queue: u64, n_activated: u64) -> PilotRow {
     PilotRow { n_activated, ..PilotRow::new(pt, n_queue, 0) }
 }
 

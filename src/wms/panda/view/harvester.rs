@@ -340,7 +340,7 @@ impl HarvesterView {
         let row = |resource_type| RtRow {
             resource_type,
             commanded: 0,
-            pilots: vec![PilotRow { pilot_type: TypeName::Borrowed(DEFAULT_PILOT_TYPE), ..PilotRow::default() }],
+            pilots: vec![PilotRow::new(DEFAULT_PILOT_TYPE, 0, 0)],
         };
         let per_rt = hq.cric.unified && hq.slave;
         let mut rows = vec![row(TypeName::Borrowed(ANY))];
