@@ -1,5 +1,11 @@
-//! Atomic file writes: write to a hidden temporary name in the same directory, flush,
-//! then rename, so an interrupted run never leaves a truncated file that looks complete.
+//! Atomic file writes: write to a hidden temporary name in the same directory, then rename,
+//! so an interrupted run never leaves a truncated file that looks complete.
+//!
+//! The rename is atomic whatever happens to the process (Ctrl-C, a kill, a panic elsewhere).
+//! The file is not synced to disk before it: outputs are reproducible from the scenario and
+//! seed, and a sync per file cost about 8 ms each on the project's virtual machine, 12 % of
+//! a 1 000-job replay's whole run and more of a sweep's. After a power loss a file may be
+//! empty or missing; a resumed sweep runs again a run whose file is empty.
 
 use std::fs;
 use std::io::Write;
@@ -13,7 +19,7 @@ pub fn atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let result = (|| {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(bytes)?;
-        f.sync_all()?;
+        drop(f);
         fs::rename(&tmp, path)
     })();
     if result.is_err() {

@@ -28,7 +28,7 @@ const RASTER_BASELINE_FIX: f64 = 0.15;
 pub(crate) struct Canvas<'a, DB: DrawingBackend> {
     pub(crate) root: &'a DrawingArea<DB, Shift>,
     scale: i32,
-    /// Bitmap backend: lines are stamped and text moved (see the methods).
+    /// Bitmap backend: lines are blended by coverage and text moved (see the methods).
     raster: bool,
     /// Size of the backend in backend pixels.
     pub(crate) width: i32,
@@ -111,28 +111,18 @@ impl<'a, DB: DrawingBackend> Canvas<'a, DB> {
         Ok(self.root.draw(&Rectangle::new(corners, style))?)
     }
 
-    /// Thick solid polyline. On the raster backend it is stamped with a round
-    /// brush of 1-px anti-aliased lines: plotters' polygon fill for thick paths
-    /// draws steep segments visibly thinner than flat ones.
+    /// Thick solid polyline with round ends and joints. On the raster backend each pixel is
+    /// blended once with its coverage ([`super::brush`]); plotters' polygon fill for thick
+    /// paths draws steep segments visibly thinner than flat ones.
     pub(crate) fn line(&self, points: &[(i32, i32)], color: RGBColor) -> Result<(), ChartError> {
         let width = self.px(LINE_WIDTH);
         if !self.raster {
             let style = color.stroke_width(width as u32);
             return Ok(self.root.draw(&PathElement::new(points.to_vec(), style))?);
         }
-        // Offsets of a disk of diameter `width` centred between pixels.
-        let (lo, hi) = (-width / 2, (width - 1) / 2);
-        let radius2 = f64::from(width * width) / 4.0;
-        for dy in lo..=hi {
-            for dx in lo..=hi {
-                let (cx, cy) = (f64::from(dx) + 0.5, f64::from(dy) + 0.5);
-                if cx * cx + cy * cy <= radius2 {
-                    let shifted: Vec<_> = points.iter().map(|(x, y)| (x + dx, y + dy)).collect();
-                    self.root.draw(&PathElement::new(shifted, color.stroke_width(1)))?;
-                }
-            }
-        }
-        Ok(())
+        let (pixels, coverage) =
+            super::brush::coverage(points, f64::from(width) / 2.0, (self.width, self.height)).into_iter().unzip();
+        Ok(self.root.draw(&super::brush::Covered { pixels, coverage, rgb: (color.0, color.1, color.2) })?)
     }
 
     /// Horizontal dashes from `x0` to `x1` at row `y`. With `slots.1` lines on the

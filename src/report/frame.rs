@@ -99,20 +99,27 @@ pub(crate) fn render(scene: &Scene) -> Result<Rendered, ChartError> {
 }
 
 /// Averages each `SUPERSAMPLE`² (2×2) block of the RGB image into one pixel, rounding half
-/// up. Written for the fixed block size, over whole rows into a sized buffer: summing pixel
-/// by pixel for any block size took 21 % of the samples of a sweep's chart drawing, this
-/// takes 15 %.
+/// up. Written for the fixed block size in two passes over each pair of rows that the
+/// compiler vectorises (the vertical sums, then each byte with the one a pixel to its right)
+/// before the averages of the even pixels are picked out: a byte at a time it took 12
+/// instructions per output byte, 17 % of a 1 000-job replay's whole run.
 fn downsample(big: &[u8]) -> Vec<u8> {
     const _: () = assert!(SUPERSAMPLE == 2, "downsample averages 2×2 blocks");
     let (row, big_row) = (WIDTH as usize * 3, WIDTH as usize * 2 * 3);
     let mut out = vec![0u8; row * HEIGHT as usize];
+    let mut sums = vec![0u16; big_row];
+    let mut means = vec![0u8; big_row];
     for (dst, band) in out.chunks_exact_mut(row).zip(big.chunks_exact(big_row * 2)) {
         let (upper, lower) = band.split_at(big_row);
-        for ((d, a), b) in dst.chunks_exact_mut(3).zip(upper.chunks_exact(6)).zip(lower.chunks_exact(6)) {
-            for c in 0..3 {
-                let sum = u16::from(a[c]) + u16::from(a[c + 3]) + u16::from(b[c]) + u16::from(b[c + 3]);
-                d[c] = ((sum + 2) / 4) as u8;
-            }
+        for ((s, &a), &b) in sums.iter_mut().zip(upper).zip(lower) {
+            *s = u16::from(a) + u16::from(b);
+        }
+        // means[k]: the block of big pixels k / 3 and k / 3 + 1, channel k % 3.
+        for ((m, &s), &t) in means.iter_mut().zip(&sums).zip(&sums[3..]) {
+            *m = ((s + t + 2) / 4) as u8;
+        }
+        for (d, m) in dst.chunks_exact_mut(3).zip(means.chunks_exact(6)) {
+            d.copy_from_slice(&m[..3]);
         }
     }
     out

@@ -14,6 +14,7 @@
 //! `frame`, which lays them out and renders a scene; and the charts on top.
 
 mod axis;
+mod brush;
 mod canvas;
 pub mod charts;
 mod colorbar;

@@ -97,9 +97,10 @@ pub fn ensure_manifest(dir: &Path, m: &Manifest) -> Result<()> {
     bail!("{} holds another sweep: {what}. Refusing to mix old and new results; use another --out.", dir.display())
 }
 
-/// True if the run's file exists.
+/// True if the run's file exists and is not empty (run files are not synced to disk, so
+/// after a power loss one may be left empty: that run is run again).
 pub fn is_done(dir: &Path, run: &RunSpec) -> bool {
-    run_path(dir, run).exists()
+    std::fs::metadata(run_path(dir, run)).is_ok_and(|m| m.len() > 0)
 }
 
 /// Write a finished run atomically (named by its id, like [`run_path`]).

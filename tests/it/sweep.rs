@@ -138,6 +138,21 @@ fn a_sigkilled_sweep_resumes_to_the_same_files() {
     let _ = std::fs::remove_dir_all(killed);
 }
 
+/// Run files are not synced to disk: one a power loss left empty is run again on resume,
+/// the others are kept.
+#[test]
+fn a_resumed_sweep_runs_again_a_run_whose_file_is_empty() {
+    let (out, full) = (tmp("emptied"), tmp("emptied-full"));
+    run_sweep(&full, 1, None);
+    run_sweep(&out, 1, None);
+    std::fs::write(out.join("runs").join("p0001-r00.json"), b"").unwrap();
+    let again = run_sweep(&out, 1, None);
+    assert_eq!((again.total, again.skipped), (4, 3));
+    assert_same_outputs(&full, &out);
+    let _ = std::fs::remove_dir_all(out);
+    let _ = std::fs::remove_dir_all(full);
+}
+
 /// A resumed sweep removes the hidden temporaries that killed writes left in its directory and
 /// in `runs/` (each named `.<file>.tmp-<pid>` by the atomic writer).
 #[test]
