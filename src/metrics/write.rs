@@ -3,9 +3,10 @@
 //!
 //! The rename is atomic whatever happens to the process (Ctrl-C, a kill, a panic elsewhere).
 //! The file is not synced to disk before it: outputs are reproducible from the scenario and
-//! seed, and a sync per file cost about 8 ms each on the project's virtual machine, 12 % of
-//! a 1 000-job replay's whole run and more of a sweep's. After a power loss a file may be
-//! empty or missing; a resumed sweep runs again a run whose file is empty.
+//! seed, and on the project's virtual machine a 1 000-job replay's whole run took 0.88× as
+//! long with its syncs made no-ops, while a one-thread quickstart sweep spent 0.42 s of its
+//! 2.52 s waiting (wall less CPU time) with them. After a power loss a file may be empty or
+//! missing; a resumed sweep runs again a run whose file is empty.
 
 use std::fs;
 use std::io::Write;

@@ -19,36 +19,42 @@ use plotters::element::{Drawable, PointCollection};
 use plotters_backend::{BackendColor, BackendCoord, DrawingBackend, DrawingErrorKind};
 
 thread_local! {
-    /// One byte per image pixel, all zero between calls of [`coverage`].
+    /// One byte per image pixel, all zero between calls of [`Covered::line`].
     static GRID: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
-/// The pixels of the thick polyline through `points` of `radius` with their coverage, each
-/// once, in the order first reached; only those inside `(0, 0)`–`size` (exclusive). The
-/// coverage is in 256ths, as the bitmap backend blends: `q` stands for `q / 256` (1 to 254)
-/// and 255 for full (the backend paints any alpha of at least 255/256 without blending).
-pub(crate) fn coverage(points: &[(i32, i32)], radius: f64, size: (i32, i32)) -> Vec<((i32, i32), u8)> {
-    let (w, h) = (size.0.max(0) as usize, size.1.max(0) as usize);
-    GRID.with_borrow_mut(|grid| {
-        if grid.len() < w * h {
-            grid.resize(w * h, 0);
-        }
-        let mut touched: Vec<u32> = Vec::new();
-        for pair in points.windows(2) {
-            segment(pair[0], pair[1], radius, (w, h), grid, &mut touched);
-        }
-        touched
-            .into_iter()
-            .map(|k| {
-                let q = std::mem::take(&mut grid[k as usize]);
-                (((k as usize % w) as i32, (k as usize / w) as i32), q)
-            })
-            .collect()
-    })
+/// Pixels blended once each with one colour at their own coverage, drawn as a single
+/// plotters element.
+pub(crate) struct Covered {
+    pub(crate) pixels: Vec<(i32, i32)>,
+    /// In 256ths, as the bitmap backend blends: `q` stands for `q / 256` (1 to 254) and 255 for
+    /// full (the backend paints any alpha of at least 255/256 without blending).
+    pub(crate) coverage: Vec<u8>,
+    pub(crate) rgb: (u8, u8, u8),
+}
+
+impl Covered {
+    /// The thick polyline through `points` of `radius` in colour `rgb`: its pixels inside
+    /// `(0, 0)`–`size` (exclusive), each once, in the order first reached.
+    pub(crate) fn line(points: &[(i32, i32)], radius: f64, size: (i32, i32), rgb: (u8, u8, u8)) -> Self {
+        let (w, h) = (size.0.max(0) as usize, size.1.max(0) as usize);
+        GRID.with_borrow_mut(|grid| {
+            if grid.len() < w * h {
+                grid.resize(w * h, 0);
+            }
+            let mut touched: Vec<u32> = Vec::new();
+            for pair in points.windows(2) {
+                segment(pair[0], pair[1], radius, (w, h), grid, &mut touched);
+            }
+            let pixels = touched.iter().map(|&k| ((k as usize % w) as i32, (k as usize / w) as i32)).collect();
+            let coverage = touched.iter().map(|&k| std::mem::take(&mut grid[k as usize])).collect();
+            Self { pixels, coverage, rgb }
+        })
+    }
 }
 
 /// Raises `grid[row × width + column]` to the coverage of the capsule of `a`–`b` (as in
-/// [`coverage`]) for each pixel it covers, listing in `touched` those it reaches first. Walks
+/// [`Covered::coverage`]) for each pixel it covers, listing in `touched` those it reaches first. Walks
 /// the segment's longer axis; across it, only the pixels within reach of the part of the
 /// segment near that column (or row) are measured, and none already full.
 fn segment(a: (i32, i32), b: (i32, i32), radius: f64, (w, h): (usize, usize), grid: &mut [u8], touched: &mut Vec<u32>) {
@@ -113,15 +119,6 @@ fn distance2(p: (f64, f64), a: (f64, f64), b: (f64, f64)) -> f64 {
     (p.0 - qx).powi(2) + (p.1 - qy).powi(2)
 }
 
-/// Pixels blended once each with one colour at their own coverage: a [`coverage`] drawn as
-/// a single plotters element.
-pub(crate) struct Covered {
-    pub(crate) pixels: Vec<(i32, i32)>,
-    /// In 256ths, 255 for full (as [`coverage`] gives them).
-    pub(crate) coverage: Vec<u8>,
-    pub(crate) rgb: (u8, u8, u8),
-}
-
 impl<'a> PointCollection<'a, (i32, i32)> for &'a Covered {
     type Point = &'a (i32, i32);
     type IntoIter = &'a [(i32, i32)];
@@ -148,6 +145,13 @@ impl<DB: DrawingBackend> Drawable<DB> for Covered {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const BLUE: (u8, u8, u8) = (0, 0, 255);
+
+    fn coverage(points: &[(i32, i32)], radius: f64, size: (i32, i32)) -> Vec<((i32, i32), u8)> {
+        let c = Covered::line(points, radius, size, BLUE);
+        c.pixels.into_iter().zip(c.coverage).collect()
+    }
 
     fn at(cov: &[((i32, i32), u8)], p: (i32, i32)) -> u8 {
         cov.iter().find(|(q, _)| *q == p).map_or(0, |c| c.1)

@@ -120,9 +120,13 @@ impl<'a, DB: DrawingBackend> Canvas<'a, DB> {
             let style = color.stroke_width(width as u32);
             return Ok(self.root.draw(&PathElement::new(points.to_vec(), style))?);
         }
-        let (pixels, coverage) =
-            super::brush::coverage(points, f64::from(width) / 2.0, (self.width, self.height)).into_iter().unzip();
-        Ok(self.root.draw(&super::brush::Covered { pixels, coverage, rgb: (color.0, color.1, color.2) })?)
+        let size = (self.width, self.height);
+        Ok(self.root.draw(&super::brush::Covered::line(
+            points,
+            f64::from(width) / 2.0,
+            size,
+            (color.0, color.1, color.2),
+        ))?)
     }
 
     /// Horizontal dashes from `x0` to `x1` at row `y`. With `slots.1` lines on the
