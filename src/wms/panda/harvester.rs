@@ -47,6 +47,7 @@ use crate::grid::{Grid, PilotShape, Refusal};
 use crate::ids::{CeId, PilotId};
 use crate::panda::harvester::QueueState;
 use crate::panda::harvester::config::WorkerCounts;
+use crate::panda::job_broker::JobCounts;
 use crate::panda::timeouts::JobStatus as PStatus;
 use crate::scenario::Scenario;
 use crate::wms::provision::{Provisioning, Submit};
@@ -58,11 +59,22 @@ use super::setup::Statics;
 use super::tables::TaskStatus;
 use super::view::ce_choice::CeWorkerStats;
 use super::view::harvester::{HarvesterDynamic, HarvesterView};
-use super::workers::Workers;
+use super::workers::{WorkerTable, Workers};
 
 /// What a self-mode PQ's Harvester decision depends on that changes: activated jobs, queued
-/// workers (and cores), running workers (and cores).
-type IdleKey = (u64, u64, u64, u64, u64);
+/// workers and running workers (their cores are those times the PQ's worker cores).
+type IdleKey = [u64; 3];
+
+/// How Harvester treats a PQ at its cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum QueueMode {
+    /// A pilot factory submits there (`factory[].queue`, seed 003), not Harvester.
+    Factory,
+    /// `runMode` self: a cycle whose counts are those of an idle cycle is skipped.
+    SelfMode,
+    /// `runMode` slave (or no Harvester queue): decided every cycle.
+    Always,
+}
 
 /// What Harvester did over a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -83,11 +95,21 @@ pub struct HarvesterCounters {
 /// What Harvester reads of PanDA at a cycle, per PQ: the activated jobs
 /// (`job_statistics_new.json`) and its workers queued and running (with cores at the PQ's
 /// pilot size).
+/// PanDA keeps one and refills it at each cycle ([`Self::refill`]).
 #[derive(Debug, Clone, Default)]
 pub struct HarvesterDemand {
     pub activated: Vec<u64>,
     pub queued: Vec<WorkerCounts>,
     pub running: Vec<WorkerCounts>,
+}
+
+impl HarvesterDemand {
+    /// The counts now: the PQs' `jobs` and `workers`.
+    pub fn refill(&mut self, jobs: &[JobCounts], workers: &WorkerTable) {
+        self.activated.clear();
+        self.activated.extend(jobs.iter().map(|c| c.activated));
+        workers.fill_counts(&mut self.queued, &mut self.running);
+    }
 }
 
 /// A worker Harvester submits: for PQ `queue`, made from a job (`push`) or empty.
@@ -112,9 +134,8 @@ pub struct Harvester {
     /// Per PQ, the counts of its last cycle if that cycle submitted nothing (self mode): the
     /// same counts decide the same.
     idle: Vec<Option<IdleKey>>,
-    /// PQs a pilot factory feeds (`factory[].queue`, seed 003): Harvester submits no workers
-    /// there.
-    factory_queue: Vec<bool>,
+    /// Per PQ: a pilot factory's, self mode or decided every cycle.
+    mode: Vec<QueueMode>,
     /// GPUs of a worker of each PQ.
     worker_gpus: Vec<u32>,
     /// PQs in push mode (`Statics::push`).
@@ -135,17 +156,23 @@ impl Harvester {
     pub fn new(scenario: &Scenario, st: &Statics, rngs: &RngStreams) -> Self {
         let view = HarvesterView::new(scenario);
         let nq = st.cfg.queues.len();
+        let mode = (st.cfg.queues.iter().enumerate())
+            .map(|(i, q)| {
+                if scenario.factory.iter().any(|f| f.target().2 == Some(q.name.as_str())) {
+                    QueueMode::Factory
+                } else if view.queues.get(i).is_some_and(|hq| !hq.slave) {
+                    QueueMode::SelfMode
+                } else {
+                    QueueMode::Always
+                }
+            })
+            .collect();
         Harvester {
             ce_workers: view.queues.iter().map(|h| vec![Workers::default(); h.ces.len().max(1)]).collect(),
             states: (0..nq).map(|q| view.blank_state(q)).collect(),
             view,
             idle: vec![None; nq],
-            factory_queue: st
-                .cfg
-                .queues
-                .iter()
-                .map(|q| scenario.factory.iter().any(|f| f.target().2 == Some(q.name.as_str())))
-                .collect(),
+            mode,
             worker_gpus: st.cfg.queues.iter().map(|q| q.worker_gpus()).collect(),
             push: st.push.clone(),
             rng: rngs.stream("panda/harvester/ce"),
@@ -157,7 +184,7 @@ impl Harvester {
     /// The PQs whose job fetcher asks PanDA for jobs every cycle (push PQs Harvester feeds):
     /// one getJob request each in the PQ's `SiteData`, job or not.
     pub fn fetching_queues(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.factory_queue.len()).filter(|&q| !self.factory_queue[q] && self.push[q])
+        (0..self.mode.len()).filter(|&q| self.mode[q] != QueueMode::Factory && self.push[q])
     }
 
     /// Keep the worker counts from a pilot's news: started (queued → running), ended (from
@@ -217,18 +244,21 @@ impl Provisioning for Harvester {
         self.counters.cycles += 1;
         let mut plans = Vec::new();
         let h = HarvesterDynamic::default();
-        for q in 0..d.activated.len() {
-            if self.factory_queue[q] {
-                continue; // a pilot factory submits there, not Harvester
-            }
-            let (activated, queued, running) = (d.activated[q], d.queued[q], d.running[q]);
+        // Taken out for the loop, which borrows the rest of `self`.
+        let (modes, mut idles) = (std::mem::take(&mut self.mode), std::mem::take(&mut self.idle));
+        let counts = d.activated.iter().zip(&d.queued).zip(&d.running);
+        for (q, ((&mode, idle), ((&activated, &queued), &running))) in
+            modes.iter().zip(idles.iter_mut()).zip(counts).enumerate()
+        {
             // define_num_workers is a pure function of the PQ's state: a self-mode PQ whose
             // counts are those of its last cycle that made nothing makes nothing again.
-            let key = (activated, queued.n, queued.core, running.n, running.core);
-            let self_mode = self.view.queues.get(q).is_some_and(|hq| !hq.slave);
-            if self_mode && self.idle[q] == Some(key) {
-                continue;
+            let key = [activated, queued.n, running.n];
+            match mode {
+                QueueMode::Factory => continue, // a pilot factory submits there, not Harvester
+                QueueMode::SelfMode if *idle == Some(key) => continue,
+                QueueMode::SelfMode | QueueMode::Always => {}
             }
+            let self_mode = mode == QueueMode::SelfMode;
             let Some(state) = self.states.get_mut(q).and_then(Option::as_mut) else { continue };
             self.view.count_state(q, state, activated, queued, running, &h);
             let Ok(mut decision) = self.view.decide(q, state) else { continue };
@@ -243,16 +273,17 @@ impl Provisioning for Harvester {
                 }
             }
             if decision.rows.iter().all(|r| r.n_new_workers == 0) {
-                self.idle[q] = self_mode.then_some(key);
+                *idle = self_mode.then_some(key);
                 continue;
             }
-            self.idle[q] = None;
+            *idle = None;
             let stats: Vec<CeWorkerStats> = self.ce_workers[q]
                 .iter()
                 .map(|w| CeWorkerStats { submitted: w.queued, running: w.running, ..Default::default() })
                 .collect();
             plans.push((q, self.view.pilot_plan(q, &decision, &stats, &mut self.rng)));
         }
+        (self.mode, self.idle) = (modes, idles);
         for (q, plan) in plans {
             self.counters.unplaced += plan.unplaced;
             let worker = Worker { queue: q as u16, push: self.push[q] };

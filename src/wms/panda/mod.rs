@@ -97,6 +97,8 @@ pub struct PandaWms {
     job_generator: job_generator::JobGenerator,
     dispatcher: dispatcher::Dispatcher,
     harvester: harvester::Harvester,
+    /// What Harvester reads at a cycle, refilled each time.
+    demand: harvester::HarvesterDemand,
     copy_archive: copy_archive::CopyArchive,
     adder: adder::Adder,
     ddm: ddm::Ddm,
@@ -171,6 +173,7 @@ impl PandaWms {
             job_generator: job_generator::JobGenerator::new(scenario, rngs),
             dispatcher: dispatcher::Dispatcher::new(n_leaves, rngs),
             harvester: harvester::Harvester::new(scenario, &statics, rngs),
+            demand: harvester::HarvesterDemand::default(),
             copy_archive: copy_archive::CopyArchive::default(),
             adder: adder::Adder::default(),
             ddm: ddm::Ddm::default(),
@@ -235,15 +238,10 @@ impl PandaWms {
         for q in self.harvester.fetching_queues() {
             self.db.site.gets.add(q, now);
         }
-        let (queued, running) = self.db.workers.counts();
-        let demand = harvester::HarvesterDemand {
-            activated: self.db.tables.counts.iter().map(|c| c.activated).collect(),
-            queued,
-            running,
-        };
+        self.demand.refill(&self.db.tables.counts, &self.db.workers);
         let mut submit =
             harvester::HarvesterSubmit { ctx, st: &self.st, db: &mut self.db, dispatcher: &mut self.dispatcher };
-        self.harvester.cycle(&demand, &mut submit);
+        self.harvester.cycle(&self.demand, &mut submit);
     }
 
     /// The pieces the outputs read.

@@ -115,10 +115,17 @@ impl WorkerTable {
     /// Queued and running workers per PQ as brokerage and `get_worker_limits` read them, with
     /// cores at the PQ's pilot size.
     pub fn counts(&self) -> (Vec<WorkerCounts>, Vec<WorkerCounts>) {
-        let c = |q: usize, n: u64| WorkerCounts { n, core: n * self.queue_cores[q], mem: 0 };
-        (
-            self.per_queue.iter().enumerate().map(|(q, w)| c(q, w.queued)).collect(),
-            self.per_queue.iter().enumerate().map(|(q, w)| c(q, w.running)).collect(),
-        )
+        let (mut queued, mut running) = (Vec::new(), Vec::new());
+        self.fill_counts(&mut queued, &mut running);
+        (queued, running)
+    }
+
+    /// [`Self::counts`] into `queued` and `running` (cleared first), reusing their buffers.
+    pub fn fill_counts(&self, queued: &mut Vec<WorkerCounts>, running: &mut Vec<WorkerCounts>) {
+        let c = |n: u64, cores: u64| WorkerCounts { n, core: n * cores, mem: 0 };
+        queued.clear();
+        queued.extend(self.per_queue.iter().zip(&self.queue_cores).map(|(w, &cores)| c(w.queued, cores)));
+        running.clear();
+        running.extend(self.per_queue.iter().zip(&self.queue_cores).map(|(w, &cores)| c(w.running, cores)));
     }
 }
