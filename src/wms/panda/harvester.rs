@@ -94,8 +94,7 @@ pub struct HarvesterCounters {
 
 /// What Harvester reads of PanDA at a cycle, per PQ: the activated jobs
 /// (`job_statistics_new.json`) and its workers queued and running (with cores at the PQ's
-/// pilot size).
-/// PanDA keeps one and refills it at each cycle ([`Self::refill`]).
+/// pilot size). PanDA keeps one and refills it at each cycle ([`Self::refill`]).
 #[derive(Debug, Clone, Default)]
 pub struct HarvesterDemand {
     pub activated: Vec<u64>,
