@@ -87,9 +87,6 @@ pub struct Dispatcher {
     ranks_at: Option<SimTime>,
     /// The usage by leaf name the order is computed from, its values refreshed in place.
     usage: BTreeMap<String, Usage>,
-    /// The bits of each leaf's executing and queued HS06 the order was last computed from:
-    /// the same usage gives the same order, which is then kept.
-    computed_from: Vec<(u64, u64)>,
     rng: SimRng,
 }
 
@@ -100,7 +97,6 @@ impl Dispatcher {
             leaf_rank: (0..leaves).collect(),
             ranks_at: None,
             usage: BTreeMap::new(),
-            computed_from: Vec::new(),
             rng: rngs.stream("panda/dispatch"),
         }
     }
@@ -113,13 +109,6 @@ impl Dispatcher {
             return;
         }
         self.ranks_at = Some(now);
-        let bits = |i: usize| (tables.leaf_executing[i].to_bits(), tables.leaf_queued[i].to_bits());
-        let n = st.leaves.len();
-        if self.computed_from.len() == n && (0..n).all(|i| self.computed_from[i] == bits(i)) {
-            return;
-        }
-        self.computed_from.clear();
-        self.computed_from.extend((0..n).map(bits));
         if self.usage.is_empty() {
             self.usage = st.leaves.iter().map(|l| (l.name.clone(), Usage::default())).collect();
         }

@@ -243,18 +243,15 @@ impl Provisioning for Harvester {
         self.counters.cycles += 1;
         let mut plans = Vec::new();
         let h = HarvesterDynamic::default();
-        // Taken out for the loop, which borrows the rest of `self`.
-        let (modes, mut idles) = (std::mem::take(&mut self.mode), std::mem::take(&mut self.idle));
-        let counts = d.activated.iter().zip(&d.queued).zip(&d.running);
-        for (q, ((&mode, idle), ((&activated, &queued), &running))) in
-            modes.iter().zip(idles.iter_mut()).zip(counts).enumerate()
-        {
+        for q in 0..d.activated.len() {
+            let (activated, queued, running) = (d.activated[q], d.queued[q], d.running[q]);
             // define_num_workers is a pure function of the PQ's state: a self-mode PQ whose
             // counts are those of its last cycle that made nothing makes nothing again.
             let key = [activated, queued.n, running.n];
+            let mode = self.mode[q];
             match mode {
                 QueueMode::Factory => continue, // a pilot factory submits there, not Harvester
-                QueueMode::SelfMode if *idle == Some(key) => continue,
+                QueueMode::SelfMode if self.idle[q] == Some(key) => continue,
                 QueueMode::SelfMode | QueueMode::Always => {}
             }
             let self_mode = mode == QueueMode::SelfMode;
@@ -272,17 +269,16 @@ impl Provisioning for Harvester {
                 }
             }
             if decision.rows.iter().all(|r| r.n_new_workers == 0) {
-                *idle = self_mode.then_some(key);
+                self.idle[q] = self_mode.then_some(key);
                 continue;
             }
-            *idle = None;
+            self.idle[q] = None;
             let stats: Vec<CeWorkerStats> = self.ce_workers[q]
                 .iter()
                 .map(|w| CeWorkerStats { submitted: w.queued, running: w.running, ..Default::default() })
                 .collect();
             plans.push((q, self.view.pilot_plan(q, &decision, &stats, &mut self.rng)));
         }
-        (self.mode, self.idle) = (modes, idles);
         for (q, plan) in plans {
             self.counters.unplaced += plan.unplaced;
             let worker = Worker { queue: q as u16, push: self.push[q] };
